@@ -1,0 +1,112 @@
+// The Grad IR: a small, language-neutral control-flow graph per function whose nodes are the
+// events that matter for gradient state. Both frontends lower to it; every rule reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gradlint::ir {
+
+// A half-open byte range with 0-based lines and 0-based columns counted in characters (code
+// points), as users and ruff count them. The LSP server derives UTF-16 columns from the bytes.
+struct SourceRange {
+  uint32_t startByte = 0;
+  uint32_t endByte = 0;
+  uint32_t startLine = 0;
+  uint32_t startColumn = 0;
+  uint32_t endLine = 0;
+  uint32_t endColumn = 0;
+};
+
+enum class GradValue : uint8_t { Enabled, Disabled, Unknown };
+
+enum class GuardKind : uint8_t { NoGrad, EnableGrad, InferenceMode, SetGradEnabled, Other };
+
+enum class EventKind : uint8_t {
+  Entry,        // function entry
+  Nop,          // join point, carries no event
+  SetGrad,      // a global toggle: value says to what
+  SaveGrad,     // var <- current grad mode (torch.is_grad_enabled())
+  RestoreGrad,  // grad mode <- var saved earlier
+  RestoreArg,   // grad mode <- a value the caller passed in (argIndex)
+  EnterGuard,   // with-block / decorator / RAII guard: restores on exit
+  ExitGuard,
+  Call,         // any other call; may raise
+  Return,
+  FallThrough,  // the implicit return at the end of a body
+  Raise,
+  Yield,
+  Await,
+  NormalExit,     // the single normal exit of the graph
+  ExceptionalExit // the single exceptional exit of the graph
+};
+
+std::string_view toString(EventKind kind);
+std::string_view toString(GradValue value);
+std::string_view toString(GuardKind kind);
+
+// How the grad-mode API was spelled, for rules that care about more than the effect.
+enum class ApiFlavor : uint8_t { Public, Private, ContextEnteredByHand };
+
+struct Event {
+  EventKind kind = EventKind::Nop;
+  GradValue value = GradValue::Unknown; // SetGrad
+  GuardKind guard = GuardKind::Other;   // EnterGuard/ExitGuard
+  ApiFlavor flavor = ApiFlavor::Public; // SetGrad
+  bool mayRaise = false;
+  bool resultDiscarded = false; // Call used as a bare statement
+  bool guardNotCalled = false;  // EnterGuard: `with torch.no_grad:` (the class, not an instance)
+  int32_t argIndex = -1;        // RestoreArg: which parameter
+  SourceRange range;
+  std::string callee;   // Call/SetGrad/EnterGuard: resolved qualified name (or spelled name)
+  std::string var;      // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
+  std::vector<std::string> argVars; // Call: arguments that are plain names ("" otherwise)
+  std::vector<int8_t> argBools;     // Call: 1/0 for literal True/False arguments, -1 otherwise
+};
+
+using NodeId = uint32_t;
+inline constexpr NodeId kNoNode = UINT32_MAX;
+
+struct Node {
+  Event event;
+  std::vector<NodeId> succs; // normal successors
+  NodeId exceptionSucc = kNoNode; // where an exception raised by this event goes
+};
+
+enum class UnitKind : uint8_t { Function, Lambda, Module, ScriptMain, ClassBody };
+
+// One analysable unit: a function, lambda, class body or module top level.
+struct FunctionIR {
+  UnitKind kind = UnitKind::Function;
+  std::string name;          // as written: `load`, `<module>`, `<lambda>`
+  std::string qualifiedName; // `pkg.mod.Class.load`; empty when not addressable from callers
+  std::string className;     // enclosing class for methods
+  SourceRange range;         // the whole definition
+  SourceRange nameRange;     // where to point when naming the function
+  std::vector<std::string> params;
+  std::vector<std::string> decorators; // resolved qualified names
+  bool isGenerator = false;
+  bool isAsync = false;
+  std::vector<Node> nodes;
+  NodeId entry = kNoNode;
+  NodeId normalExit = kNoNode;
+  NodeId exceptionalExit = kNoNode;
+
+  bool hasDecorator(std::string_view qualified) const;
+  bool isPrivate() const { return !name.empty() && name[0] == '_' && !isDunder(); }
+  bool isDunder() const {
+    return name.size() > 4 && name.starts_with("__") && name.ends_with("__");
+  }
+};
+
+// Everything one source file lowers to.
+struct ModuleIR {
+  std::string path;
+  std::string moduleName; // dotted, from the package layout; empty for a loose script
+  bool inPackage = false; // its folder has __init__.py
+  std::vector<FunctionIR> units;
+};
+
+} // namespace gradlint::ir

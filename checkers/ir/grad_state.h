@@ -1,0 +1,95 @@
+// Which toggles may still be in effect at each point of a function: the dataflow fact behind the
+// grad-mode leak rules and the interprocedural summaries.
+#pragma once
+
+#include "checkers/ir/dataflow.h"
+#include "checkers/ir/grad_ir.h"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gradlint::ir {
+
+// What a call to a function does to its caller's grad mode.
+struct FunctionSummary {
+  bool mayLeaveDisabled = false; // some return leaves a toggle of its own in effect
+  bool mayLeaveInherited = true; // some return leaves the caller's mode as it was
+  bool returnsSavedMode = false; // returns the mode it saved (prev = _enter())
+  std::vector<int> restoresArgs; // set_grad_enabled(param) for these parameters
+  // The toggle behind mayLeaveDisabled, for related locations in the caller's report.
+  std::string togglePath;
+  SourceRange toggleRange;
+  std::string toggleText;
+};
+
+class SummaryTable {
+public:
+  const FunctionSummary* find(const std::string& qualifiedName) const;
+  // Returns true when the stored summary changed.
+  bool update(const std::string& qualifiedName, const FunctionSummary& summary);
+  void addCaller(const std::string& qualifiedName) { ++callers_[qualifiedName]; }
+  int callerCount(const std::string& qualifiedName) const;
+  bool empty() const { return summaries_.empty(); }
+  const std::unordered_map<std::string, FunctionSummary>& all() const { return summaries_; }
+
+private:
+  std::unordered_map<std::string, FunctionSummary> summaries_;
+  std::unordered_map<std::string, int> callers_;
+};
+
+// A small sorted set of node ids (toggles). Functions hold few toggles, so a vector wins.
+using ToggleSet = std::vector<NodeId>;
+
+struct SavedMode {
+  std::string var;
+  bool inherited = true;
+  ToggleSet open;
+};
+
+struct GradFact {
+  bool inherited = true; // the caller's grad mode may still be in effect
+  ToggleSet open;        // toggles whose effect may be in force
+  std::vector<SavedMode> saved; // sorted by var
+};
+
+class GradStateAnalysis {
+public:
+  explicit GradStateAnalysis(const SummaryTable* summaries) : summaries_(summaries) {}
+  GradFact entryFact() const { return {}; }
+  bool join(GradFact& into, const GradFact& from) const;
+  GradFact transfer(NodeId id, const Node& node, const GradFact& in) const;
+  // A call to a helper that restores grad mode counts as restoring even if it then raises:
+  // otherwise every `finally: _leave(prev)` would look exception-unsafe.
+  GradFact exceptionFact(NodeId id, const Node& node, const GradFact& in) const;
+  // The summary a Call event resolves to, if any.
+  const FunctionSummary* summaryFor(const Event& event) const;
+
+private:
+  const SummaryTable* summaries_;
+};
+
+// A node that starts a toggle: SetGrad that may disable, or a call to a function whose summary
+// says it may return with grad disabled.
+bool isToggle(const Node& node, const GradStateAnalysis& analysis);
+
+// A place where a toggle's effect escapes the function.
+struct Leak {
+  NodeId toggle = kNoNode;
+  NodeId exit = kNoNode; // Return / FallThrough / Yield / Await, or ExceptionalExit
+  bool exceptional = false;
+};
+
+struct GradStateReport {
+  DataflowResult<GradFact> flow;
+  std::vector<Leak> leaks; // at most one per toggle, normal exits preferred
+};
+
+GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summaries);
+
+// The shortest path from `toggle` to `exit` along which the toggle stays in effect.
+std::vector<NodeId> witnessPath(const FunctionIR& fn, const DataflowResult<GradFact>& flow,
+                                NodeId toggle, NodeId exit);
+
+} // namespace gradlint::ir

@@ -1,0 +1,130 @@
+#include "checkers/ir/summaries.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace gradlint::ir {
+namespace {
+
+bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
+  for (const Node& node : fn.nodes) {
+    switch (node.event.kind) {
+    case EventKind::SetGrad:
+    case EventKind::SaveGrad:
+    case EventKind::RestoreGrad:
+    case EventKind::RestoreArg: return true;
+    case EventKind::Call:
+      if (!node.event.callee.empty() && table.find(node.event.callee) != nullptr) return true;
+      break;
+    default: break;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+bool isSummarisable(const FunctionIR& fn) {
+  return fn.kind == UnitKind::Function && !fn.isGenerator && !fn.isAsync &&
+         !fn.qualifiedName.empty() && fn.entry != kNoNode;
+}
+
+FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
+                          const SummaryTable& table, const std::string& path) {
+  FunctionSummary summary;
+  summary.mayLeaveInherited = false;
+  bool anyReturn = false;
+  NodeId rootToggle = kNoNode;
+  for (NodeId id = 0; id < fn.nodes.size(); ++id) {
+    if (!report.flow.reached[id]) continue;
+    const Event& event = fn.nodes[id].event;
+    const GradFact& in = report.flow.in[id];
+    if (event.kind == EventKind::RestoreArg && event.argIndex >= 0 &&
+        std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), event.argIndex) ==
+            summary.restoresArgs.end()) {
+      summary.restoresArgs.push_back(event.argIndex);
+    }
+    if (event.kind != EventKind::Return && event.kind != EventKind::FallThrough) continue;
+    anyReturn = true;
+    summary.mayLeaveInherited = summary.mayLeaveInherited || in.inherited;
+    if (!in.open.empty()) {
+      summary.mayLeaveDisabled = true;
+      if (rootToggle == kNoNode) rootToggle = in.open.front();
+    }
+    if (event.kind == EventKind::Return && !event.var.empty()) {
+      const bool saved = std::any_of(in.saved.begin(), in.saved.end(),
+                                     [&](const SavedMode& s) { return s.var == event.var; });
+      summary.returnsSavedMode = summary.returnsSavedMode || saved;
+    }
+  }
+  if (!anyReturn) summary.mayLeaveInherited = true; // always raises: no effect on callers
+  std::sort(summary.restoresArgs.begin(), summary.restoresArgs.end());
+  if (rootToggle != kNoNode) {
+    // Point at the root cause: through a chain of helpers, the toggle that started it.
+    const Event& toggle = fn.nodes[rootToggle].event;
+    const FunctionSummary* inner =
+        toggle.kind == EventKind::Call ? table.find(toggle.callee) : nullptr;
+    if (inner != nullptr && !inner->togglePath.empty()) {
+      summary.togglePath = inner->togglePath;
+      summary.toggleRange = inner->toggleRange;
+      summary.toggleText = inner->toggleText;
+    } else {
+      summary.togglePath = path;
+      summary.toggleRange = toggle.range;
+      summary.toggleText = toggle.callee;
+    }
+  }
+  return summary;
+}
+
+SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules) {
+  SummaryTable table;
+  struct Candidate {
+    const FunctionIR* fn;
+    const std::string* path;
+  };
+  std::vector<Candidate> candidates;
+  std::unordered_map<std::string, int> definitions;
+  for (const ModuleIR* module : modules) {
+    for (const FunctionIR& fn : module->units) {
+      if (isSummarisable(fn)) {
+        candidates.push_back({&fn, &module->path});
+        ++definitions[fn.qualifiedName];
+      }
+    }
+  }
+  // A name defined twice (two scripts with one stem, a def under if/else) is ambiguous:
+  // leave it unsummarised rather than guess which definition a call reaches.
+  std::erase_if(candidates, [&](const Candidate& c) { return definitions[c.fn->qualifiedName] > 1; });
+  // Summaries only grow (more effects become visible), so this reaches a fixpoint; the bound
+  // keeps a pathological call graph from running long.
+  constexpr int kMaxRounds = 16;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool changed = false;
+    for (const Candidate& candidate : candidates) {
+      const FunctionIR& fn = *candidate.fn;
+      if (!touchesGradMode(fn, table)) continue;
+      const GradStateReport report = analyzeGradState(fn, &table);
+      const FunctionSummary summary = summarize(fn, report, table, *candidate.path);
+      const bool meaningful = summary.mayLeaveDisabled || !summary.mayLeaveInherited ||
+                              summary.returnsSavedMode || !summary.restoresArgs.empty();
+      if (meaningful || table.find(fn.qualifiedName) != nullptr) {
+        changed = table.update(fn.qualifiedName, summary) || changed;
+      }
+    }
+    if (!changed) break;
+  }
+  for (const ModuleIR* module : modules) {
+    for (const FunctionIR& fn : module->units) {
+      for (const Node& node : fn.nodes) {
+        if (node.event.kind == EventKind::Call && !node.event.callee.empty() &&
+            table.find(node.event.callee) != nullptr) {
+          table.addCaller(node.event.callee);
+        }
+      }
+    }
+  }
+  return table;
+}
+
+} // namespace gradlint::ir

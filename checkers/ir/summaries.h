@@ -1,0 +1,23 @@
+// Interprocedural facts within one run: which functions return with grad disabled, return the
+// mode they saved, or set grad mode from a parameter. Computed to a fixpoint over the call graph.
+#pragma once
+
+#include "checkers/ir/grad_state.h"
+
+#include <vector>
+
+namespace gradlint::ir {
+
+// Builds the summaries of every addressable function in `modules` and counts the calls to
+// each summarised function.
+SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules);
+
+// The summary one function's own analysis implies (without recording it anywhere).
+FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
+                          const SummaryTable& table, const std::string& path);
+
+// True when `fn` can be summarised: a plain function (generators and coroutines do not run
+// when called) with a qualified name.
+bool isSummarisable(const FunctionIR& fn);
+
+} // namespace gradlint::ir

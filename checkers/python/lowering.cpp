@@ -1,0 +1,1076 @@
+#include "checkers/python/lowering.h"
+
+#include "checkers/python/names.h"
+#include "checkers/python/syntax.h"
+#include "rules/grad_mode_api.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gradlint::python {
+namespace {
+
+using ir::Event;
+using ir::EventKind;
+using ir::kNoNode;
+using ir::NodeId;
+using rules::GradApi;
+
+// Guards against pathological `finally` duplication (each jump through a `finally` copies it).
+constexpr size_t kMaxNodesPerUnit = 200'000;
+
+// A unit as found in the tree, before lowering.
+struct UnitSource {
+  ir::UnitKind kind = ir::UnitKind::Module;
+  TSNode node{};                 // function_definition / class_definition / lambda
+  int parent = -1;
+  std::vector<TSNode> statements; // module and script-main units
+  std::vector<TSNode> decorators;
+  std::vector<std::pair<std::string, TSNode>> assignedCalls; // `target = call(...)`
+  std::unordered_set<std::string> savedVars;  // targets assigned from torch.is_grad_enabled()
+  std::unordered_set<std::string> savedAttrs; // class units: `self.X = torch.is_grad_enabled()`
+  bool isGenerator = false;
+  bool isAsync = false;
+  std::string name;
+  std::string qualifiedName;
+  int classUnit = -1; // methods: their class body unit
+};
+
+enum class Role { Other, Discarded, Assigned, Returned, WithItem };
+
+ir::GuardKind guardKindOf(GradApi api) {
+  switch (api) {
+  case GradApi::NoGrad: return ir::GuardKind::NoGrad;
+  case GradApi::EnableGrad: return ir::GuardKind::EnableGrad;
+  case GradApi::InferenceMode: return ir::GuardKind::InferenceMode;
+  case GradApi::SetGradEnabled: return ir::GuardKind::SetGradEnabled;
+  default: return ir::GuardKind::Other;
+  }
+}
+
+bool isMainGuard(TSNode condition, std::string_view source) {
+  if (isNull(condition) || kindOf(condition) != Kind::comparison_operator) return false;
+  std::string_view text = python::text(condition, source);
+  return text.find("__name__") != std::string_view::npos &&
+         text.find("__main__") != std::string_view::npos;
+}
+
+class ModuleLowering;
+
+class UnitLowerer {
+public:
+  UnitLowerer(ModuleLowering& module, const UnitSource& unit, ir::FunctionIR& fn);
+  void lower();
+  bool tooDeep() const { return tooDeep_; }
+  TSNode tooDeepAt() const { return tooDeepAt_; }
+
+private:
+  struct Cleanup {
+    bool isFinally = false;
+    TSNode finallyBlock{};
+    NodeId exceptionTarget = kNoNode; // for a finally: where exceptions inside it go
+    ir::GuardKind guard = ir::GuardKind::Other;
+    ir::SourceRange range;
+    int depth = 0;
+  };
+  struct Loop {
+    NodeId continueTarget;
+    NodeId breakTarget;
+    size_t cleanupDepth;
+  };
+
+  NodeId newNode(Event event);
+  NodeId emit(Event event);
+  void link(NodeId from, NodeId to);
+  NodeId joinAll(const std::vector<NodeId>& ends);
+  ir::SourceRange rangeOf(TSNode node) const;
+
+  void lowerStatements(const std::vector<TSNode>& statements, int depth);
+  void lowerBlock(TSNode block, int depth);
+  void lowerStatement(TSNode statement, int depth);
+  void lowerAssignment(TSNode assignment);
+  void lowerIf(TSNode statement, int depth);
+  void lowerWhile(TSNode statement, int depth);
+  void lowerFor(TSNode statement, int depth);
+  void lowerWith(TSNode statement, int depth);
+  void lowerTry(TSNode statement, int depth);
+  void lowerMatch(TSNode statement, int depth);
+  void lowerJumpCleanups(size_t toDepth);
+  void lowerExpression(TSNode expression, Role role, std::string_view target = {});
+  void lowerCall(TSNode call, Role role, std::string_view target);
+  void emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor, const std::string& callee);
+  std::string resolveCallee(TSNode function) const;
+  bool isCatchAll(TSNode handler) const;
+
+  ModuleLowering& module_;
+  const UnitSource& unit_;
+  ir::FunctionIR& fn_;
+  std::string_view source_;
+  NodeId current_ = kNoNode;
+  NodeId exceptionTarget_ = kNoNode;
+  std::vector<Cleanup> cleanups_;
+  std::vector<Loop> loops_;
+  bool tooDeep_ = false;
+  TSNode tooDeepAt_{};
+};
+
+class ModuleLowering {
+public:
+  ModuleLowering(const SourceText& sourceText, const ModuleContext& moduleContext,
+                 PythonFileResult& output)
+      : source(sourceText), bytes(sourceText.bytes()), context(moduleContext), result(output),
+        resolver(moduleContext.moduleName, moduleContext.isPackageInit) {}
+
+  void run(const std::vector<TSNode>& roots);
+
+  const SourceText& source;
+  std::string_view bytes;
+  const ModuleContext& context;
+  PythonFileResult& result;
+  NameResolver resolver;
+  std::vector<UnitSource> units;
+  std::unordered_set<const void*> mainGuards; // `if __name__ == "__main__":` lowered apart
+
+private:
+  void collect(TSNode root);
+  void enter(TSNode node, int depth, std::vector<int>& stack);
+  void classifySavedModes();
+  std::string qualify(int parent, std::string_view name) const;
+
+  std::unordered_map<const void*, std::vector<TSNode>> decoratorsOf_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Pass A: one iterative walk over the tree collects units, imports, suppressions and saves.
+
+std::string ModuleLowering::qualify(int parent, std::string_view name) const {
+  const UnitSource& owner = units[static_cast<size_t>(parent)];
+  if (owner.kind == ir::UnitKind::Module || owner.kind == ir::UnitKind::ScriptMain) {
+    return context.moduleName.empty() ? std::string(name)
+                                      : context.moduleName + "." + std::string(name);
+  }
+  if (owner.kind == ir::UnitKind::ClassBody && !owner.qualifiedName.empty()) {
+    return owner.qualifiedName + "." + std::string(name);
+  }
+  return {}; // nested in a function: not reachable by name from other functions
+}
+
+void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
+  const Fields& f = fields();
+  const int top = stack.back();
+  switch (kindOf(node)) {
+  case Kind::decorated_definition: {
+    std::vector<TSNode> decorators;
+    for (TSNode child : children(node)) {
+      if (kindOf(child) == Kind::decorator) decorators.push_back(child);
+    }
+    decoratorsOf_[field(node, f.definition).id] = std::move(decorators);
+    break;
+  }
+  case Kind::function_definition:
+  case Kind::class_definition:
+  case Kind::lambda: {
+    UnitSource unit;
+    unit.node = node;
+    unit.parent = top;
+    const Kind kind = kindOf(node);
+    unit.kind = kind == Kind::lambda           ? ir::UnitKind::Lambda
+                : kind == Kind::class_definition ? ir::UnitKind::ClassBody
+                                                 : ir::UnitKind::Function;
+    if (kind == Kind::lambda) {
+      unit.name = "<lambda>";
+    } else {
+      unit.name = std::string(text(field(node, f.name), bytes));
+      unit.qualifiedName = qualify(top, unit.name);
+      const ir::UnitKind parentKind = units[static_cast<size_t>(top)].kind;
+      if (parentKind == ir::UnitKind::Module || parentKind == ir::UnitKind::ScriptMain) {
+        resolver.addDefinition(unit.name);
+      }
+    }
+    if (kind == Kind::function_definition) {
+      TSNode first = ts_node_child(node, 0);
+      unit.isAsync = !isNull(first) && std::string_view(ts_node_type(first)) == "async";
+      if (units[static_cast<size_t>(top)].kind == ir::UnitKind::ClassBody) unit.classUnit = top;
+    }
+    if (auto it = decoratorsOf_.find(node.id); it != decoratorsOf_.end()) {
+      unit.decorators = std::move(it->second);
+      decoratorsOf_.erase(it);
+    }
+    units.push_back(std::move(unit));
+    stack.push_back(static_cast<int>(units.size() - 1));
+    break;
+  }
+  case Kind::if_statement:
+    // `if __name__ == "__main__":` at top level runs only as a script: a unit of its own.
+    if (depth == 1 && top == 0 && isMainGuard(field(node, f.condition), bytes)) {
+      UnitSource unit;
+      unit.kind = ir::UnitKind::ScriptMain;
+      unit.parent = 0;
+      unit.name = "<main>";
+      unit.statements = children(field(node, f.consequence));
+      unit.node = node;
+      mainGuards.insert(node.id);
+      units.push_back(std::move(unit));
+      stack.push_back(static_cast<int>(units.size() - 1));
+    }
+    break;
+  case Kind::import_statement:
+  case Kind::import_from_statement: resolver.addImport(node, bytes); break;
+  case Kind::comment: {
+    const uint32_t start = ts_node_start_byte(node);
+    result.suppressions.addComment(source.lineOf(start), text(node, bytes));
+    break;
+  }
+  case Kind::assignment: {
+    TSNode left = field(node, f.left);
+    TSNode right = unparenthesize(field(node, f.right));
+    if (!isNull(right) && kindOf(right) == Kind::call &&
+        (kindOf(left) == Kind::identifier || kindOf(left) == Kind::attribute)) {
+      units[static_cast<size_t>(top)].assignedCalls.emplace_back(std::string(text(left, bytes)),
+                                                                  right);
+    }
+    break;
+  }
+  case Kind::yield: units[static_cast<size_t>(top)].isGenerator = true; break;
+  default: break;
+  }
+}
+
+void ModuleLowering::collect(TSNode root) {
+  std::vector<int> stack{0};
+  std::vector<const void*> unitNodes{nullptr}; // the node that opened each stack entry
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  int depth = 0;
+  auto leave = [&](TSNode node) {
+    if (stack.size() > 1 && unitNodes.back() == node.id) {
+      stack.pop_back();
+      unitNodes.pop_back();
+    }
+  };
+  while (true) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    const size_t before = stack.size();
+    if (ts_node_is_named(node)) enter(node, depth, stack);
+    if (stack.size() > before) unitNodes.push_back(node.id);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      ++depth;
+      continue;
+    }
+    leave(node);
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+      --depth;
+      leave(ts_tree_cursor_current_node(&cursor));
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+void ModuleLowering::classifySavedModes() {
+  for (UnitSource& unit : units) {
+    for (const auto& [target, call] : unit.assignedCalls) {
+      const std::string callee = resolver.resolve(field(call, fields().function), bytes);
+      if (rules::classifyPythonName(callee) != GradApi::IsGradEnabled) continue;
+      unit.savedVars.insert(target);
+      if (target.starts_with("self.") && unit.classUnit >= 0) {
+        units[static_cast<size_t>(unit.classUnit)].savedAttrs.insert(target.substr(5));
+      }
+    }
+  }
+}
+
+void ModuleLowering::run(const std::vector<TSNode>& roots) {
+  UnitSource moduleUnit;
+  moduleUnit.kind = ir::UnitKind::Module;
+  moduleUnit.name = "<module>";
+  moduleUnit.qualifiedName = context.moduleName;
+  units.push_back(std::move(moduleUnit));
+  for (TSNode root : roots) {
+    for (TSNode statement : children(root)) {
+      if (kindOf(statement) != Kind::comment) units[0].statements.push_back(statement);
+    }
+    collect(root);
+  }
+  classifySavedModes();
+
+  auto& out = result.module.units;
+  out.reserve(units.size());
+  for (const UnitSource& unit : units) {
+    ir::FunctionIR fn;
+    fn.kind = unit.kind;
+    fn.name = unit.name;
+    fn.qualifiedName = unit.qualifiedName;
+    fn.isGenerator = unit.isGenerator;
+    fn.isAsync = unit.isAsync;
+    if (unit.classUnit >= 0) fn.className = units[static_cast<size_t>(unit.classUnit)].name;
+    if (unit.kind == ir::UnitKind::ClassBody) fn.className = unit.name;
+    if (!isNull(unit.node)) {
+      fn.range = source.range(ts_node_start_byte(unit.node), ts_node_end_byte(unit.node));
+      TSNode name = field(unit.node, fields().name);
+      fn.nameRange = isNull(name) ? fn.range
+                                  : source.range(ts_node_start_byte(name), ts_node_end_byte(name));
+    } else {
+      fn.range = source.range(source.contentStart(), static_cast<uint32_t>(bytes.size()));
+      fn.nameRange = source.range(source.contentStart(), source.contentStart());
+    }
+    UnitLowerer lowerer(*this, unit, fn);
+    lowerer.lower();
+    if (lowerer.tooDeep()) {
+      Diagnostic diagnostic;
+      diagnostic.code = "GL000";
+      diagnostic.message = fmt::format(
+          "invalid syntax: too many levels of indentation (Python allows at most {})",
+          kMaxBlockDepth);
+      diagnostic.help = fmt::format("`{}` was not analysed; flatten the nesting", fn.name);
+      TSNode at = lowerer.tooDeepAt();
+      diagnostic.range = source.range(ts_node_start_byte(at), ts_node_start_byte(at));
+      result.frontendDiagnostics.push_back(std::move(diagnostic));
+      fn.nodes.clear();
+      fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
+    }
+    out.push_back(std::move(fn));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass B: lowering one unit's statements to a CFG of Grad IR events.
+
+UnitLowerer::UnitLowerer(ModuleLowering& module, const UnitSource& unit, ir::FunctionIR& fn)
+    : module_(module), unit_(unit), fn_(fn), source_(module.bytes) {}
+
+ir::SourceRange UnitLowerer::rangeOf(TSNode node) const {
+  return module_.source.range(ts_node_start_byte(node), ts_node_end_byte(node));
+}
+
+NodeId UnitLowerer::newNode(Event event) {
+  fn_.nodes.push_back(ir::Node{std::move(event), {}, kNoNode});
+  return static_cast<NodeId>(fn_.nodes.size() - 1);
+}
+
+void UnitLowerer::link(NodeId from, NodeId to) {
+  if (from != kNoNode && to != kNoNode) fn_.nodes[from].succs.push_back(to);
+}
+
+NodeId UnitLowerer::emit(Event event) {
+  const bool mayRaise = event.mayRaise;
+  const NodeId id = newNode(std::move(event));
+  link(current_, id);
+  if (mayRaise) fn_.nodes[id].exceptionSucc = exceptionTarget_;
+  current_ = id;
+  return id;
+}
+
+NodeId UnitLowerer::joinAll(const std::vector<NodeId>& ends) {
+  NodeId only = kNoNode;
+  size_t live = 0;
+  for (NodeId end : ends) {
+    if (end != kNoNode) {
+      only = end;
+      ++live;
+    }
+  }
+  if (live <= 1) return only;
+  Event join;
+  join.kind = EventKind::Nop;
+  const NodeId id = newNode(join);
+  for (NodeId end : ends) link(end, id);
+  return id;
+}
+
+void UnitLowerer::lower() {
+  const Fields& f = fields();
+  Event entry;
+  entry.kind = EventKind::Entry;
+  entry.range = fn_.nameRange;
+  fn_.entry = newNode(entry);
+  Event normalExit;
+  normalExit.kind = EventKind::NormalExit;
+  fn_.normalExit = newNode(normalExit);
+  Event exceptionalExit;
+  exceptionalExit.kind = EventKind::ExceptionalExit;
+  fn_.exceptionalExit = newNode(exceptionalExit);
+  current_ = fn_.entry;
+  exceptionTarget_ = fn_.exceptionalExit;
+
+  // Parameters (methods drop self/cls so call arguments line up) and decorators.
+  if (unit_.kind == ir::UnitKind::Function || unit_.kind == ir::UnitKind::Lambda) {
+    TSNode parameters = field(unit_.node, f.parameters);
+    if (!isNull(parameters)) {
+      for (TSNode parameter : children(parameters)) {
+        switch (kindOf(parameter)) {
+        case Kind::identifier: fn_.params.emplace_back(text(parameter, source_)); break;
+        case Kind::default_parameter:
+        case Kind::typed_default_parameter:
+          fn_.params.emplace_back(text(field(parameter, f.name), source_));
+          break;
+        case Kind::typed_parameter: {
+          std::vector<TSNode> parts = children(parameter);
+          fn_.params.emplace_back(parts.empty() ? std::string_view("*")
+                                                : text(parts.front(), source_));
+          break;
+        }
+        case Kind::list_splat_pattern:
+        case Kind::dictionary_splat_pattern: fn_.params.emplace_back("*"); break;
+        default: break;
+        }
+      }
+    }
+  }
+  for (TSNode decorator : unit_.decorators) {
+    std::vector<TSNode> parts = children(decorator);
+    if (parts.empty()) continue;
+    TSNode expression = parts.front();
+    if (kindOf(expression) == Kind::call) expression = field(expression, f.function);
+    std::string name = module_.resolver.resolve(expression, source_);
+    fn_.decorators.push_back(name.empty() ? std::string(text(expression, source_)) : name);
+  }
+  if (unit_.classUnit >= 0 && !fn_.params.empty() && !fn_.hasDecorator("staticmethod")) {
+    fn_.params.erase(fn_.params.begin());
+  }
+
+  TSNode last{};
+  switch (unit_.kind) {
+  case ir::UnitKind::Module:
+  case ir::UnitKind::ScriptMain:
+    lowerStatements(unit_.statements, 1);
+    if (!unit_.statements.empty()) last = unit_.statements.back();
+    break;
+  case ir::UnitKind::Lambda: {
+    TSNode body = field(unit_.node, f.body);
+    lowerExpression(body, Role::Returned);
+    Event ret;
+    ret.kind = EventKind::Return;
+    ret.range = rangeOf(body);
+    link(emit(ret), fn_.normalExit);
+    current_ = kNoNode;
+    break;
+  }
+  case ir::UnitKind::Function:
+  case ir::UnitKind::ClassBody: {
+    TSNode body = field(unit_.node, f.body);
+    if (!isNull(body)) {
+      lowerBlock(body, 1);
+      std::vector<TSNode> statements = children(body);
+      if (!statements.empty()) last = statements.back();
+    }
+    break;
+  }
+  }
+  if (current_ != kNoNode) {
+    Event fallThrough;
+    fallThrough.kind = EventKind::FallThrough;
+    fallThrough.range = isNull(last) ? fn_.nameRange : rangeOf(last);
+    link(emit(fallThrough), fn_.normalExit);
+  }
+}
+
+void UnitLowerer::lowerStatements(const std::vector<TSNode>& statements, int depth) {
+  for (TSNode statement : statements) {
+    if (tooDeep_) return;
+    if (unit_.kind == ir::UnitKind::Module && module_.mainGuards.count(statement.id)) continue;
+    lowerStatement(statement, depth);
+  }
+}
+
+void UnitLowerer::lowerBlock(TSNode block, int depth) {
+  if (isNull(block)) return;
+  if (depth > kMaxBlockDepth) {
+    if (!tooDeep_) tooDeepAt_ = block;
+    tooDeep_ = true;
+    return;
+  }
+  if (kindOf(block) != Kind::block) {
+    lowerStatement(block, depth);
+    return;
+  }
+  lowerStatements(children(block), depth);
+}
+
+void UnitLowerer::lowerStatement(TSNode statement, int depth) {
+  if (tooDeep_) return;
+  if (fn_.nodes.size() > kMaxNodesPerUnit) {
+    tooDeep_ = true;
+    tooDeepAt_ = statement;
+    return;
+  }
+  const Fields& f = fields();
+  switch (kindOf(statement)) {
+  case Kind::expression_statement:
+    for (TSNode child : children(statement)) {
+      switch (kindOf(child)) {
+      case Kind::assignment: lowerAssignment(child); break;
+      case Kind::augmented_assignment: lowerExpression(field(child, f.right), Role::Other); break;
+      default: lowerExpression(child, Role::Discarded); break;
+      }
+    }
+    break;
+  case Kind::return_statement: {
+    std::vector<TSNode> values = children(statement);
+    Event ret;
+    ret.kind = EventKind::Return;
+    ret.range = rangeOf(statement);
+    if (!values.empty()) {
+      TSNode value = unparenthesize(values.front());
+      if (kindOf(value) == Kind::identifier) ret.var = std::string(text(value, source_));
+      lowerExpression(values.front(), Role::Returned);
+    }
+    lowerJumpCleanups(0);
+    link(emit(ret), fn_.normalExit);
+    current_ = kNoNode;
+    break;
+  }
+  case Kind::raise_statement: {
+    for (TSNode child : children(statement)) lowerExpression(child, Role::Other);
+    Event raise;
+    raise.kind = EventKind::Raise;
+    raise.mayRaise = true;
+    raise.range = rangeOf(statement);
+    emit(raise);
+    current_ = kNoNode;
+    break;
+  }
+  case Kind::assert_statement: {
+    for (TSNode child : children(statement)) lowerExpression(child, Role::Other);
+    Event check;
+    check.kind = EventKind::Nop;
+    check.var = "assert";
+    check.mayRaise = true;
+    check.range = rangeOf(statement);
+    emit(check);
+    break;
+  }
+  case Kind::break_statement:
+  case Kind::continue_statement: {
+    if (loops_.empty()) break;
+    const Loop loop = loops_.back();
+    lowerJumpCleanups(loop.cleanupDepth);
+    link(current_, kindOf(statement) == Kind::break_statement ? loop.breakTarget
+                                                             : loop.continueTarget);
+    current_ = kNoNode;
+    break;
+  }
+  case Kind::if_statement: lowerIf(statement, depth); break;
+  case Kind::while_statement: lowerWhile(statement, depth); break;
+  case Kind::for_statement: lowerFor(statement, depth); break;
+  case Kind::with_statement: lowerWith(statement, depth); break;
+  case Kind::try_statement: lowerTry(statement, depth); break;
+  case Kind::match_statement: lowerMatch(statement, depth); break;
+  // Definitions bind a name; their bodies are units of their own.
+  case Kind::function_definition:
+  case Kind::class_definition:
+  case Kind::decorated_definition:
+  case Kind::import_statement:
+  case Kind::import_from_statement:
+  case Kind::future_import_statement:
+  case Kind::type_alias_statement:
+  case Kind::comment: break;
+  default:
+    // pass/global/del/... and ERROR nodes: still look for calls inside.
+    lowerExpression(statement, Role::Other);
+    break;
+  }
+}
+
+void UnitLowerer::lowerAssignment(TSNode assignment) {
+  const Fields& f = fields();
+  TSNode left = field(assignment, f.left);
+  TSNode right = field(assignment, f.right);
+  // a = b = call(): the innermost right-hand side is the value.
+  while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+  if (isNull(right)) return;
+  std::string_view target;
+  if (kindOf(left) == Kind::identifier || kindOf(left) == Kind::attribute) {
+    target = text(left, source_);
+  }
+  lowerExpression(right, target.empty() ? Role::Other : Role::Assigned, target);
+}
+
+void UnitLowerer::lowerIf(TSNode statement, int depth) {
+  const Fields& f = fields();
+  lowerExpression(field(statement, f.condition), Role::Other);
+  NodeId branchPoint = current_;
+  std::vector<NodeId> ends;
+  lowerBlock(field(statement, f.consequence), depth + 1);
+  ends.push_back(current_);
+  bool hasElse = false;
+  for (TSNode clause : children(statement)) {
+    const Kind kind = kindOf(clause);
+    if (kind == Kind::elif_clause) {
+      current_ = branchPoint;
+      lowerExpression(field(clause, f.condition), Role::Other);
+      branchPoint = current_;
+      lowerBlock(field(clause, f.consequence), depth + 1);
+      ends.push_back(current_);
+    } else if (kind == Kind::else_clause) {
+      current_ = branchPoint;
+      lowerBlock(field(clause, f.body), depth + 1);
+      ends.push_back(current_);
+      hasElse = true;
+    }
+  }
+  if (!hasElse) ends.push_back(branchPoint);
+  current_ = joinAll(ends);
+}
+
+void UnitLowerer::lowerWhile(TSNode statement, int depth) {
+  const Fields& f = fields();
+  Event nop;
+  const NodeId head = newNode(nop);
+  link(current_, head);
+  current_ = head;
+  TSNode condition = unparenthesize(field(statement, f.condition));
+  lowerExpression(condition, Role::Other);
+  const NodeId test = current_;
+  const std::string_view conditionText = text(condition, source_);
+  const bool forever = conditionText == "True" || conditionText == "1";
+  const NodeId after = newNode(nop);
+  loops_.push_back({head, after, cleanups_.size()});
+  lowerBlock(field(statement, f.body), depth + 1);
+  link(current_, head);
+  loops_.pop_back();
+  current_ = forever ? kNoNode : test;
+  TSNode alternative = field(statement, f.alternative);
+  if (!isNull(alternative)) lowerBlock(field(alternative, f.body), depth + 1);
+  link(current_, after);
+  current_ = after;
+}
+
+void UnitLowerer::lowerFor(TSNode statement, int depth) {
+  const Fields& f = fields();
+  lowerExpression(field(statement, f.right), Role::Other);
+  Event nop;
+  const NodeId head = newNode(nop);
+  link(current_, head);
+  const NodeId after = newNode(nop);
+  current_ = head;
+  loops_.push_back({head, after, cleanups_.size()});
+  lowerBlock(field(statement, f.body), depth + 1);
+  link(current_, head);
+  loops_.pop_back();
+  current_ = head;
+  TSNode alternative = field(statement, f.alternative);
+  if (!isNull(alternative)) lowerBlock(field(alternative, f.body), depth + 1);
+  link(current_, after);
+  current_ = after;
+}
+
+void UnitLowerer::lowerWith(TSNode statement, int depth) {
+  const Fields& f = fields();
+  const size_t cleanupsBefore = cleanups_.size();
+  for (TSNode clause : children(statement)) {
+    if (kindOf(clause) != Kind::with_clause) continue;
+    for (TSNode item : children(clause)) {
+      if (kindOf(item) != Kind::with_item) continue;
+      TSNode value = unparenthesize(field(item, f.value));
+      if (!isNull(value) && kindOf(value) == Kind::as_pattern) {
+        std::vector<TSNode> parts = children(value);
+        value = parts.empty() ? TSNode{} : unparenthesize(parts.front());
+      }
+      if (isNull(value)) continue;
+      if (kindOf(value) == Kind::call) {
+        lowerExpression(value, Role::WithItem);
+      } else {
+        // `with torch.no_grad:` enters the class itself, which fails at run time.
+        lowerExpression(value, Role::Other);
+        const GradApi api =
+            rules::classifyPythonName(module_.resolver.resolve(value, source_));
+        Event enter;
+        enter.kind = EventKind::EnterGuard;
+        enter.guard = guardKindOf(api);
+        enter.guardNotCalled = rules::isGradContext(api);
+        enter.callee = module_.resolver.resolve(value, source_);
+        enter.range = rangeOf(value);
+        emit(enter);
+      }
+      Cleanup cleanup;
+      cleanup.guard = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event.guard;
+      cleanup.range = rangeOf(value);
+      cleanups_.push_back(cleanup);
+    }
+  }
+  lowerBlock(field(statement, f.body), depth + 1);
+  while (cleanups_.size() > cleanupsBefore) {
+    Event exit;
+    exit.kind = EventKind::ExitGuard;
+    exit.guard = cleanups_.back().guard;
+    exit.range = cleanups_.back().range;
+    if (current_ != kNoNode) emit(exit);
+    cleanups_.pop_back();
+  }
+}
+
+bool UnitLowerer::isCatchAll(TSNode handler) const {
+  if (kindOf(handler) != Kind::except_clause) return false;
+  TSNode value = field(handler, fields().value);
+  if (isNull(value)) return true;
+  // Handlers of Exception or BaseException take every exception a rule reasons about.
+  for (std::string_view name : {"BaseException", "Exception"}) {
+    const std::string_view spelled = text(value, source_);
+    size_t at = spelled.find(name);
+    while (at != std::string_view::npos) {
+      const size_t end = at + name.size();
+      const bool startOk = at == 0 || spelled[at - 1] == '(' || spelled[at - 1] == ' ' ||
+                           spelled[at - 1] == ',';
+      const bool endOk = end == spelled.size() || spelled[end] == ')' || spelled[end] == ',' ||
+                         spelled[end] == ' ';
+      if (startOk && endOk) return true;
+      at = spelled.find(name, end);
+    }
+  }
+  return false;
+}
+
+void UnitLowerer::lowerTry(TSNode statement, int depth) {
+  const Fields& f = fields();
+  std::vector<TSNode> handlers;
+  TSNode elseClause{};
+  TSNode finallyBlock{};
+  for (TSNode clause : children(statement)) {
+    switch (kindOf(clause)) {
+    case Kind::except_clause:
+    case Kind::except_group_clause: handlers.push_back(clause); break;
+    case Kind::else_clause: elseClause = clause; break;
+    case Kind::finally_clause:
+      for (TSNode part : children(clause)) {
+        if (kindOf(part) == Kind::block) finallyBlock = part;
+      }
+      break;
+    default: break;
+    }
+  }
+  const NodeId outerTarget = exceptionTarget_;
+  Event nop;
+  NodeId finallyLanding = kNoNode;
+  if (!isNull(finallyBlock)) {
+    finallyLanding = newNode(nop);
+    Cleanup cleanup;
+    cleanup.isFinally = true;
+    cleanup.finallyBlock = finallyBlock;
+    cleanup.exceptionTarget = outerTarget;
+    cleanup.depth = depth + 1;
+    cleanups_.push_back(cleanup);
+  }
+  const NodeId handlerTarget = finallyLanding != kNoNode ? finallyLanding : outerTarget;
+  const NodeId dispatch = handlers.empty() ? handlerTarget : newNode(nop);
+
+  exceptionTarget_ = dispatch;
+  lowerBlock(field(statement, f.body), depth + 1);
+  exceptionTarget_ = handlerTarget;
+  if (!isNull(elseClause)) lowerBlock(field(elseClause, f.body), depth + 1);
+  std::vector<NodeId> ends{current_};
+  bool caughtAll = false;
+  for (TSNode handler : handlers) {
+    current_ = dispatch;
+    for (TSNode part : children(handler)) {
+      if (kindOf(part) == Kind::block) lowerBlock(part, depth + 1);
+    }
+    ends.push_back(current_);
+    caughtAll = caughtAll || isCatchAll(handler);
+  }
+  if (!handlers.empty() && !caughtAll) link(dispatch, handlerTarget);
+  exceptionTarget_ = outerTarget;
+  if (isNull(finallyBlock)) {
+    current_ = joinAll(ends);
+    return;
+  }
+  cleanups_.pop_back();
+  // The finally body runs once per way out: here for normal completion and for exceptions;
+  // return/break/continue copies are made where those jumps are lowered.
+  current_ = joinAll(ends);
+  if (current_ != kNoNode) lowerBlock(finallyBlock, depth + 1);
+  const NodeId afterNormal = current_;
+  current_ = finallyLanding;
+  lowerBlock(finallyBlock, depth + 1);
+  if (current_ != kNoNode) {
+    Event reraise;
+    reraise.kind = EventKind::Raise;
+    reraise.mayRaise = true;
+    reraise.range = rangeOf(finallyBlock);
+    emit(reraise);
+  }
+  current_ = afterNormal;
+}
+
+void UnitLowerer::lowerMatch(TSNode statement, int depth) {
+  const Fields& f = fields();
+  lowerExpression(field(statement, f.subject), Role::Other);
+  const NodeId branchPoint = current_;
+  std::vector<NodeId> ends;
+  bool irrefutable = false;
+  for (TSNode body : children(statement)) {
+    if (kindOf(body) != Kind::block) continue;
+    for (TSNode clause : children(body)) {
+      if (kindOf(clause) != Kind::case_clause) continue;
+      current_ = branchPoint;
+      TSNode guard = field(clause, f.guard);
+      if (!isNull(guard)) lowerExpression(guard, Role::Other);
+      std::vector<TSNode> patterns;
+      for (TSNode part : children(clause)) {
+        if (kindOf(part) == Kind::case_pattern) patterns.push_back(part);
+      }
+      if (isNull(guard) && patterns.size() == 1) {
+        std::vector<TSNode> inner = children(patterns.front());
+        // `case _:` and `case name:` match anything.
+        irrefutable = irrefutable || inner.empty() ||
+                      (inner.size() == 1 && kindOf(inner.front()) == Kind::dotted_name &&
+                       text(inner.front(), source_).find('.') == std::string_view::npos);
+      }
+      lowerBlock(field(clause, f.consequence), depth + 1);
+      ends.push_back(current_);
+    }
+  }
+  if (!irrefutable) ends.push_back(branchPoint);
+  current_ = joinAll(ends);
+}
+
+void UnitLowerer::lowerJumpCleanups(size_t toDepth) {
+  for (size_t index = cleanups_.size(); index-- > toDepth;) {
+    const Cleanup cleanup = cleanups_[index];
+    if (!cleanup.isFinally) {
+      Event exit;
+      exit.kind = EventKind::ExitGuard;
+      exit.guard = cleanup.guard;
+      exit.range = cleanup.range;
+      if (current_ != kNoNode) emit(exit);
+      continue;
+    }
+    // Lower a copy of the finally body as it runs on this jump: outside its own try.
+    std::vector<Cleanup> saved(cleanups_.begin() + static_cast<ptrdiff_t>(index), cleanups_.end());
+    cleanups_.resize(index);
+    const NodeId savedTarget = exceptionTarget_;
+    exceptionTarget_ = cleanup.exceptionTarget;
+    lowerBlock(cleanup.finallyBlock, cleanup.depth);
+    exceptionTarget_ = savedTarget;
+    cleanups_.insert(cleanups_.end(), saved.begin(), saved.end());
+  }
+}
+
+void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view target) {
+  TSNode root = unparenthesize(expression);
+  if (isNull(root)) return;
+  // Post-order (arguments before the call that takes them), iteratively: expressions can nest
+  // thousands deep.
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  auto visit = [&](TSNode node) {
+    switch (kindOf(node)) {
+    case Kind::call:
+      lowerCall(node, ts_node_eq(node, root) ? role : Role::Other, target);
+      break;
+    case Kind::await:
+    case Kind::yield: {
+      Event event;
+      event.kind = kindOf(node) == Kind::await ? EventKind::Await : EventKind::Yield;
+      event.mayRaise = true; // a suspended frame can be resumed with an exception
+      event.range = rangeOf(node);
+      emit(event);
+      break;
+    }
+    default: break;
+    }
+  };
+  auto opaque = [](TSNode node) {
+    switch (kindOf(node)) {
+    case Kind::lambda:
+    case Kind::function_definition:
+    case Kind::class_definition: return true;
+    default: return false;
+    }
+  };
+  while (true) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (!opaque(node) && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    visit(node);
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+      visit(ts_tree_cursor_current_node(&cursor));
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+std::string UnitLowerer::resolveCallee(TSNode function) const {
+  std::string resolved = module_.resolver.resolve(function, source_);
+  if (!resolved.empty()) return resolved;
+  // self.method(...) / cls.method(...) inside a method of a module-level class.
+  function = unparenthesize(function);
+  if (kindOf(function) != Kind::attribute || unit_.classUnit < 0) return {};
+  TSNode object = field(function, fields().object);
+  const std::string_view receiver = text(object, source_);
+  if (receiver != "self" && receiver != "cls") return {};
+  const UnitSource& owner = module_.units[static_cast<size_t>(unit_.classUnit)];
+  if (owner.qualifiedName.empty()) return {};
+  return owner.qualifiedName + "." + std::string(text(field(function, fields().attribute), source_));
+}
+
+void UnitLowerer::emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor,
+                              const std::string& callee) {
+  const Fields& f = fields();
+  Event event;
+  event.kind = EventKind::SetGrad;
+  event.flavor = flavor;
+  event.callee = callee.empty() ? std::string(rules::displayName(api)) : callee;
+  event.range = rangeOf(call);
+  TSNode value{};
+  for (TSNode argument : children(field(call, f.arguments))) {
+    if (kindOf(argument) == Kind::keyword_argument) {
+      if (text(field(argument, f.name), source_) == "mode") value = field(argument, f.value);
+      continue;
+    }
+    if (kindOf(argument) == Kind::comment) continue;
+    value = argument;
+    break;
+  }
+  value = unparenthesize(value);
+  const Kind kind = isNull(value) ? Kind::other : kindOf(value);
+  if (kind == Kind::true_) {
+    event.value = ir::GradValue::Enabled;
+  } else if (kind == Kind::false_) {
+    event.value = ir::GradValue::Disabled;
+  } else if (kind == Kind::identifier || kind == Kind::attribute) {
+    const std::string name(text(value, source_));
+    bool restoresClassSave = false;
+    if (name.starts_with("self.") && unit_.classUnit >= 0) {
+      restoresClassSave =
+          module_.units[static_cast<size_t>(unit_.classUnit)].savedAttrs.count(name.substr(5)) > 0;
+    }
+    const auto param = std::find(fn_.params.begin(), fn_.params.end(), name);
+    if (unit_.savedVars.count(name) || restoresClassSave) {
+      event.kind = EventKind::RestoreGrad;
+      event.var = name;
+    } else if (kind == Kind::identifier && param != fn_.params.end()) {
+      event.kind = EventKind::RestoreArg;
+      event.argIndex = static_cast<int32_t>(param - fn_.params.begin());
+      event.var = name;
+    }
+  }
+  emit(event);
+}
+
+void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
+  const Fields& f = fields();
+  TSNode function = unparenthesize(field(call, f.function));
+  const std::string callee = resolveCallee(function);
+  const GradApi api = rules::classifyPythonName(callee);
+
+  // torch.no_grad().__enter__() keeps no reference to the context, so nothing can exit it.
+  if (api == GradApi::None && kindOf(function) == Kind::attribute &&
+      text(field(function, f.attribute), source_) == "__enter__") {
+    TSNode inner = unparenthesize(field(function, f.object));
+    if (kindOf(inner) == Kind::call) {
+      const std::string innerCallee = resolveCallee(field(inner, f.function));
+      const GradApi innerApi = rules::classifyPythonName(innerCallee);
+      if (rules::isGradContext(innerApi)) {
+        if (innerApi == GradApi::SetGradEnabled) {
+          // The constructor already toggled; only a literal mode makes this a GL105 toggle.
+          emitSetGrad(inner, innerApi, ir::ApiFlavor::ContextEnteredByHand, innerCallee);
+          fn_.nodes[current_].event.range = rangeOf(call);
+          return;
+        }
+        Event event;
+        event.kind = EventKind::SetGrad;
+        event.flavor = ir::ApiFlavor::ContextEnteredByHand;
+        event.callee = innerCallee;
+        event.value =
+            innerApi == GradApi::EnableGrad ? ir::GradValue::Enabled : ir::GradValue::Disabled;
+        event.range = rangeOf(call);
+        emit(event);
+        return;
+      }
+    }
+  }
+
+  switch (api) {
+  case GradApi::SetGradEnabled:
+    if (role == Role::Discarded || role == Role::Assigned) {
+      emitSetGrad(call, api, ir::ApiFlavor::Public, callee);
+    } else if (role == Role::WithItem) {
+      Event enter;
+      enter.kind = EventKind::EnterGuard;
+      enter.guard = ir::GuardKind::SetGradEnabled;
+      enter.callee = callee;
+      enter.range = rangeOf(call);
+      emit(enter);
+    }
+    return;
+  case GradApi::PrivateSetGradEnabled:
+    emitSetGrad(call, api, ir::ApiFlavor::Private, callee);
+    return;
+  case GradApi::IsGradEnabled:
+    if (role == Role::Assigned && unit_.savedVars.count(std::string(target))) {
+      Event save;
+      save.kind = EventKind::SaveGrad;
+      save.var = std::string(target);
+      save.range = rangeOf(call);
+      emit(save);
+    }
+    return;
+  case GradApi::NoGrad:
+  case GradApi::EnableGrad:
+  case GradApi::InferenceMode:
+    if (role == Role::WithItem) {
+      Event enter;
+      enter.kind = EventKind::EnterGuard;
+      enter.guard = guardKindOf(api);
+      enter.callee = callee;
+      enter.range = rangeOf(call);
+      emit(enter);
+    } else if (role == Role::Discarded) {
+      Event bare;
+      bare.kind = EventKind::Call;
+      bare.callee = callee;
+      bare.resultDiscarded = true;
+      bare.range = rangeOf(call);
+      emit(bare);
+    }
+    return;
+  case GradApi::None: break;
+  }
+
+  Event event;
+  event.kind = EventKind::Call;
+  event.callee = callee;
+  event.mayRaise = true;
+  event.resultDiscarded = role == Role::Discarded;
+  if (role == Role::Assigned) event.var = std::string(target);
+  event.range = rangeOf(call);
+  for (TSNode argument : children(field(call, f.arguments))) {
+    const Kind kind = kindOf(argument);
+    if (kind == Kind::keyword_argument || kind == Kind::list_splat ||
+        kind == Kind::dictionary_splat || kind == Kind::comment) {
+      break; // only leading positional arguments line up with parameters
+    }
+    TSNode value = unparenthesize(argument);
+    event.argVars.emplace_back(kindOf(value) == Kind::identifier ? text(value, source_)
+                                                                 : std::string_view());
+    event.argBools.push_back(kindOf(value) == Kind::true_ ? 1
+                             : kindOf(value) == Kind::false_ ? 0
+                                                             : -1);
+  }
+  emit(event);
+  if (role == Role::WithItem) {
+    Event enter;
+    enter.kind = EventKind::EnterGuard;
+    enter.guard = ir::GuardKind::Other;
+    enter.callee = callee;
+    enter.range = rangeOf(call);
+    emit(enter);
+  }
+}
+
+} // namespace
+
+void lowerModule(const SourceText& source, const ModuleContext& context,
+                 const std::vector<TSNode>& roots, PythonFileResult& result) {
+  ModuleLowering lowering(source, context, result);
+  lowering.run(roots);
+}
+
+} // namespace gradlint::python

@@ -1,0 +1,38 @@
+// Qualified-name resolution through imports: `th.set_grad_enabled` is
+// `torch.set_grad_enabled` after `import torch as th`; a local `def set_grad_enabled` is not.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace gradlint::python {
+
+class NameResolver {
+public:
+  // `moduleName` is the dotted name of the file being analysed (may be empty for a script);
+  // `isPackageInit` when the file is a package's __init__.py (relative imports start there).
+  NameResolver(std::string moduleName, bool isPackageInit);
+
+  // Records the names an import statement binds. Later bindings win, as at run time.
+  void addImport(TSNode statement, std::string_view source);
+  // Records a module-level def/class: the name now means `module.name`.
+  void addDefinition(std::string_view name);
+
+  // The qualified name an identifier or attribute chain refers to, or "" when its root name is
+  // not bound by an import or definition.
+  std::string resolve(TSNode expression, std::string_view source) const;
+  const std::string& moduleName() const { return moduleName_; }
+
+private:
+  std::string absoluteModule(TSNode moduleNode, std::string_view source) const;
+  void bind(std::string_view name, std::string target);
+
+  std::string moduleName_;
+  std::string package_; // the package relative imports resolve against
+  std::unordered_map<std::string, std::string> bindings_;
+};
+
+} // namespace gradlint::python

@@ -1,0 +1,69 @@
+#include "checkers/python/source_text.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace gradlint {
+
+uint32_t countCodePoints(std::string_view text) {
+  uint32_t count = 0;
+  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  return count;
+}
+
+SourceText::SourceText(std::string path, std::string bytes)
+    : path_(std::move(path)), bytes_(std::move(bytes)) {
+  if (bytes_.starts_with("\xEF\xBB\xBF")) contentStart_ = 3;
+  lineStarts_.push_back(contentStart_);
+  const size_t size = bytes_.size();
+  for (size_t i = contentStart_; i < size; ++i) {
+    const char c = bytes_[i];
+    // Python ends lines at \n, \r\n and a lone \r.
+    if (c == '\n' || (c == '\r' && (i + 1 >= size || bytes_[i + 1] != '\n'))) {
+      lineStarts_.push_back(static_cast<uint32_t>(i + 1));
+    }
+  }
+}
+
+uint32_t SourceText::lineOf(uint32_t byte) const {
+  auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), byte);
+  return static_cast<uint32_t>(std::max<std::ptrdiff_t>(0, (it - lineStarts_.begin()) - 1));
+}
+
+std::string_view SourceText::lineText(uint32_t line) const {
+  if (line >= lineStarts_.size()) return {};
+  const uint32_t start = lineStarts_[line];
+  uint32_t end = line + 1 < lineStarts_.size() ? lineStarts_[line + 1]
+                                               : static_cast<uint32_t>(bytes_.size());
+  while (end > start && (bytes_[end - 1] == '\n' || bytes_[end - 1] == '\r')) --end;
+  return std::string_view(bytes_).substr(start, end - start);
+}
+
+uint32_t SourceText::columnOf(uint32_t line, uint32_t byte) const {
+  const uint32_t start = line < lineStarts_.size() ? lineStarts_[line] : 0;
+  byte = std::min<uint32_t>(std::max(byte, start), static_cast<uint32_t>(bytes_.size()));
+  uint32_t from = start;
+  uint32_t column = 0;
+  if (cacheLine_ == line && cacheByte_ <= byte) {
+    from = cacheByte_;
+    column = cacheColumn_;
+  }
+  column += countCodePoints(std::string_view(bytes_).substr(from, byte - from));
+  cacheLine_ = line;
+  cacheByte_ = byte;
+  cacheColumn_ = column;
+  return column;
+}
+
+ir::SourceRange SourceText::range(uint32_t startByte, uint32_t endByte) const {
+  ir::SourceRange r;
+  r.startByte = startByte;
+  r.endByte = std::max(startByte, endByte);
+  r.startLine = lineOf(startByte);
+  r.endLine = lineOf(r.endByte);
+  r.startColumn = columnOf(r.startLine, startByte);
+  r.endColumn = columnOf(r.endLine, r.endByte);
+  return r;
+}
+
+} // namespace gradlint

@@ -1,0 +1,64 @@
+// Thin helpers over tree-sitter-python nodes: node kinds as an enum (looked up once per symbol,
+// not by string compare), fields, children and text.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <string_view>
+#include <vector>
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace gradlint::python {
+
+#define GRADLINT_PY_KINDS(X)                                                                     \
+  X(module) X(block) X(expression_statement) X(function_definition) X(class_definition)          \
+  X(decorated_definition) X(decorator) X(if_statement) X(elif_clause) X(else_clause)             \
+  X(for_statement) X(while_statement) X(try_statement) X(except_clause) X(except_group_clause)   \
+  X(finally_clause) X(with_statement) X(with_clause) X(with_item) X(match_statement)             \
+  X(case_clause) X(case_pattern) X(return_statement) X(raise_statement) X(break_statement)       \
+  X(continue_statement) X(assert_statement) X(import_statement) X(import_from_statement)         \
+  X(future_import_statement) X(aliased_import) X(dotted_name) X(relative_import)                 \
+  X(import_prefix) X(wildcard_import) X(assignment) X(augmented_assignment) X(call)              \
+  X(attribute) X(identifier) X(argument_list) X(keyword_argument) X(lambda) X(yield) X(await)   \
+  X(comment) X(string) X(true_) X(false_) X(integer) X(parenthesized_expression)                 \
+  X(as_pattern) X(comparison_operator) X(generator_expression) X(list_splat) X(dictionary_splat) \
+  X(parameters) X(lambda_parameters) X(default_parameter) X(typed_parameter)                     \
+  X(typed_default_parameter) X(list_splat_pattern) X(dictionary_splat_pattern) X(pattern_list)   \
+  X(tuple_pattern) X(type_alias_statement) X(named_expression) X(ERROR)
+
+enum class Kind : uint8_t {
+  other,
+#define GRADLINT_KIND_ENUM(name) name,
+  GRADLINT_PY_KINDS(GRADLINT_KIND_ENUM)
+#undef GRADLINT_KIND_ENUM
+};
+
+// Field ids of the grammar, resolved once.
+struct Fields {
+  TSFieldId name, body, value, alias, function, arguments, object, attribute, left, right,
+      condition, consequence, alternative, subject, moduleName, parameters, definition, guard;
+};
+
+const TSLanguage* pythonLanguage();
+const Fields& fields();
+Kind kindOf(TSNode node);
+
+inline TSNode field(TSNode node, TSFieldId id) { return ts_node_child_by_field_id(node, id); }
+inline bool isNull(TSNode node) { return ts_node_is_null(node); }
+
+// All children (named only when `named`), through a cursor: linear, where ts_node_child(i) in a
+// loop would be quadratic on wide nodes.
+std::vector<TSNode> children(TSNode node, bool named = true);
+
+inline std::string_view text(TSNode node, std::string_view source) {
+  const uint32_t start = ts_node_start_byte(node);
+  const uint32_t end = ts_node_end_byte(node);
+  if (start >= source.size() || end > source.size() || end < start) return {};
+  return source.substr(start, end - start);
+}
+
+// Skips parentheses around an expression.
+TSNode unparenthesize(TSNode node);
+
+} // namespace gradlint::python

@@ -1,0 +1,1 @@
+"""A small library with the grad-mode bugs gradlint exists to catch."""

@@ -1,0 +1,4 @@
+import torch
+
+# Import-time toggle: every program that imports this package loses gradients.
+torch.set_grad_enabled(False)

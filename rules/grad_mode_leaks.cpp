@@ -1,0 +1,152 @@
+#include "rules/grad_mode_leaks.h"
+
+#include "rules/grad_mode_api.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gradlint::rules {
+namespace {
+
+using ir::EventKind;
+
+std::string valueText(const ir::Event& event) {
+  switch (event.value) {
+  case ir::GradValue::Enabled: return "True";
+  case ir::GradValue::Disabled: return "False";
+  case ir::GradValue::Unknown: return "...";
+  }
+  return "...";
+}
+
+std::string witnessDetail(const ir::FunctionIR& fn, ir::NodeId id) {
+  const ir::Event& event = fn.nodes[id].event;
+  switch (event.kind) {
+  case EventKind::SetGrad: return fmt::format("grad mode set by {}", describeToggle(fn, id));
+  case EventKind::SaveGrad: return fmt::format("grad mode saved in `{}`", event.var);
+  case EventKind::RestoreGrad: return fmt::format("grad mode restored from `{}`", event.var);
+  case EventKind::Call:
+    return event.callee.empty() ? std::string("call (may raise)")
+                                : fmt::format("call to `{}`", event.callee);
+  case EventKind::EnterGuard: return "enter context";
+  case EventKind::ExitGuard: return "exit context";
+  case EventKind::Return: return fmt::format("`{}` returns", displayName(fn));
+  case EventKind::FallThrough: return fmt::format("end of `{}`", displayName(fn));
+  case EventKind::Yield: return fmt::format("`{}` yields to its caller", displayName(fn));
+  case EventKind::Await: return fmt::format("`{}` suspends at await", displayName(fn));
+  case EventKind::Raise: return "raise";
+  case EventKind::ExceptionalExit: return "exception propagates to the caller";
+  default: return std::string(ir::toString(event.kind));
+  }
+}
+
+} // namespace
+
+std::string_view shortName(std::string_view qualified) {
+  const size_t dot = qualified.rfind('.');
+  return dot == std::string_view::npos ? qualified : qualified.substr(dot + 1);
+}
+
+std::string displayName(const ir::FunctionIR& fn) {
+  if (fn.kind == ir::UnitKind::Function && !fn.className.empty()) {
+    return fn.className + "." + fn.name;
+  }
+  return fn.name;
+}
+
+std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle) {
+  const ir::Event& event = fn.nodes[toggle].event;
+  if (event.kind == EventKind::Call) return fmt::format("`{}()`", shortName(event.callee));
+  if (event.flavor == ir::ApiFlavor::ContextEnteredByHand) {
+    return fmt::format("`{}().__enter__()`", event.callee);
+  }
+  return fmt::format("`{}({})`", event.callee, valueText(event));
+}
+
+std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
+  const ir::FunctionIR& fn = context.module().units[unitIndex];
+  if (fn.kind == ir::UnitKind::ScriptMain || fn.entry == ir::kNoNode) return {};
+  if (fn.name == "__enter__" || fn.name == "__aenter__") return {};
+  const ir::GradStateReport& report = context.gradState(unitIndex);
+  const ir::FunctionSummary* summary =
+      fn.qualifiedName.empty() ? nullptr : context.summaries().find(fn.qualifiedName);
+  const bool delegates = summary != nullptr && summary->mayLeaveDisabled && fn.isPrivate() &&
+                         context.summaries().callerCount(fn.qualifiedName) > 0;
+  const bool contextManager =
+      std::any_of(fn.decorators.begin(), fn.decorators.end(),
+                  [](const std::string& d) { return isContextManagerDecorator(d); });
+  std::vector<ir::Leak> leaks;
+  for (const ir::Leak& leak : report.leaks) {
+    const ir::Event& toggle = fn.nodes[leak.toggle].event;
+    if (toggle.kind == EventKind::SetGrad && toggle.flavor == ir::ApiFlavor::ContextEnteredByHand) {
+      continue;
+    }
+    const EventKind exit = fn.nodes[leak.exit].event.kind;
+    const bool suspends = exit == EventKind::Yield || exit == EventKind::Await;
+    if (suspends && contextManager) continue; // yielding the mode is the point
+    if (!suspends && !leak.exceptional && delegates) continue; // its callers are reported
+    leaks.push_back(leak);
+  }
+  return leaks;
+}
+
+Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak) {
+  const ir::FunctionIR& fn = context.module().units[unitIndex];
+  const ir::GradStateReport& report = context.gradState(unitIndex);
+  const ir::Event& toggle = fn.nodes[leak.toggle].event;
+  Diagnostic diagnostic;
+  diagnostic.range = toggle.range;
+
+  const std::vector<ir::NodeId> path = ir::witnessPath(fn, report.flow, leak.toggle, leak.exit);
+  constexpr size_t kMaxWitnessSteps = 24;
+  for (ir::NodeId id : path) {
+    const EventKind kind = fn.nodes[id].event.kind;
+    if (kind == EventKind::Nop || kind == EventKind::Entry || kind == EventKind::NormalExit) {
+      continue;
+    }
+    if (diagnostic.witness.size() == kMaxWitnessSteps) break;
+    const ir::SourceRange range =
+        kind == EventKind::ExceptionalExit ? fn.nameRange : fn.nodes[id].event.range;
+    diagnostic.witness.push_back({kind, range, witnessDetail(fn, id)});
+  }
+
+  if (toggle.kind == EventKind::Call) {
+    if (const ir::FunctionSummary* summary = context.summaries().find(toggle.callee);
+        summary != nullptr && !summary->togglePath.empty()) {
+      diagnostic.related.push_back(
+          {summary->togglePath == context.module().path ? std::string() : summary->togglePath,
+           summary->toggleRange, fmt::format("`{}` disables grad mode here", shortName(toggle.callee))});
+    }
+  }
+  if (leak.exceptional) {
+    // Point at the first call on the path that can raise before the restore.
+    for (ir::NodeId id : path) {
+      const ir::Node& node = fn.nodes[id];
+      if (id != leak.toggle && node.exceptionSucc != ir::kNoNode) {
+        diagnostic.related.push_back(
+            {std::string(), node.event.range,
+             "an exception raised here leaves grad mode disabled"});
+        break;
+      }
+    }
+  } else {
+    const ir::Event& exit = fn.nodes[leak.exit].event;
+    std::string what;
+    switch (exit.kind) {
+    case EventKind::Yield: what = "yields"; break;
+    case EventKind::Await: what = "suspends at this await"; break;
+    case EventKind::FallThrough: what = "reaches the end"; break;
+    default: what = "returns"; break;
+    }
+    diagnostic.related.push_back(
+        {std::string(), exit.range,
+         fn.kind == ir::UnitKind::Module
+             ? std::string("grad mode is still disabled when the module finishes importing")
+             : fmt::format("grad mode is still disabled when `{}` {} here", displayName(fn),
+                           what)});
+  }
+  return diagnostic;
+}
+
+} // namespace gradlint::rules

@@ -1,0 +1,30 @@
+// Shared by GL101, GL102 and GL104: which leaks of a unit are worth reporting, and the
+// related locations and witness that explain one.
+#pragma once
+
+#include "rules/rule.h"
+
+#include <string>
+#include <vector>
+
+namespace gradlint::rules {
+
+// The unit's leaks after the exemptions every leak rule shares: toggles GL105 reports,
+// `if __name__ == "__main__":` code, context-manager enter halves, generators made into context
+// managers, and private helpers whose callers take over the report.
+std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex);
+
+// How the toggle reads in a message: `torch.set_grad_enabled(False)` or `_enter()`.
+std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle);
+
+// Fills range, related locations and witness of a leak diagnostic; the caller sets the code,
+// message and help.
+Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak);
+
+// The last component of a dotted name: helpers read better as `_enter` than fully qualified.
+std::string_view shortName(std::string_view qualified);
+
+// The unit name as users read it in messages: `load`, `Model.load`, `<lambda>`.
+std::string displayName(const ir::FunctionIR& fn);
+
+} // namespace gradlint::rules

@@ -1,0 +1,70 @@
+// The rule interface. One rule = one file in rules/ that defines a Rule subclass with its
+// metadata and registers it with GRADLINT_REGISTER_RULE; its documentation is
+// docs/rules/<CODE>.md, compiled into the binary.
+#pragma once
+
+#include "checkers/ir/diagnostic.h"
+#include "checkers/ir/grad_state.h"
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace gradlint::rules {
+
+struct RuleInfo {
+  std::string_view code;    // stable: GL101
+  std::string_view name;    // stable kebab-case: grad-mode-leak
+  std::string_view summary; // one line, for `gradlint rule --all` and SARIF shortDescription
+  Severity severity = Severity::Error;
+  bool preview = false; // off unless selected explicitly
+};
+
+// What a rule sees of one file: its IR, the run's summaries, and shared analysis results.
+class RuleContext {
+public:
+  RuleContext(const ir::ModuleIR& module, const ir::SummaryTable& summaries,
+              const std::vector<Diagnostic>& frontendDiagnostics);
+
+  const ir::ModuleIR& module() const { return module_; }
+  const ir::SummaryTable& summaries() const { return summaries_; }
+  const std::vector<Diagnostic>& frontendDiagnostics() const { return frontendDiagnostics_; }
+  // The grad-state dataflow of one unit, computed once and shared by every rule.
+  const ir::GradStateReport& gradState(size_t unitIndex);
+
+  void report(Diagnostic diagnostic) { diagnostics_.push_back(std::move(diagnostic)); }
+  std::vector<Diagnostic> takeDiagnostics() { return std::move(diagnostics_); }
+
+private:
+  const ir::ModuleIR& module_;
+  const ir::SummaryTable& summaries_;
+  const std::vector<Diagnostic>& frontendDiagnostics_;
+  std::vector<std::optional<ir::GradStateReport>> gradStates_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+class Rule {
+public:
+  virtual ~Rule() = default;
+  virtual const RuleInfo& info() const = 0;
+  virtual void check(RuleContext& context) const = 0;
+};
+
+// Every registered rule, sorted by code.
+const std::vector<const Rule*>& allRules();
+const Rule* findRule(std::string_view code);
+// The rule's documentation page (docs/rules/<CODE>.md), or "" when it has none.
+std::string_view ruleDocumentation(std::string_view code);
+
+struct RuleRegistrar {
+  explicit RuleRegistrar(const Rule* rule);
+};
+
+#define GRADLINT_REGISTER_RULE(Type)                                                             \
+  namespace {                                                                                    \
+  const Type kRuleInstance;                                                                      \
+  const ::gradlint::rules::RuleRegistrar kRuleRegistrar(&kRuleInstance);                         \
+  }
+
+} // namespace gradlint::rules

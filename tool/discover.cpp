@@ -1,0 +1,214 @@
+#include "tool/discover.h"
+
+#include <git2.h>
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+#include <unordered_map>
+
+namespace fs = std::filesystem;
+
+namespace gradlint {
+namespace {
+
+// libgit2 answers "is this path ignored" with git's own rules (nested .gitignore files,
+// negations, info/exclude, core.excludesFile), so we do not re-implement them.
+class GitIgnore {
+public:
+  GitIgnore() { git_libgit2_init(); }
+  ~GitIgnore() {
+    for (auto& [root, repo] : repos_) git_repository_free(repo);
+    git_libgit2_shutdown();
+  }
+  GitIgnore(const GitIgnore&) = delete;
+  GitIgnore& operator=(const GitIgnore&) = delete;
+
+  bool ignored(const fs::path& path, bool isDirectory) {
+    git_repository* repo = repositoryFor(path.parent_path());
+    if (repo == nullptr) return false;
+    const char* workdir = git_repository_workdir(repo);
+    if (workdir == nullptr) return false;
+    std::error_code ec;
+    fs::path relative = fs::relative(fs::absolute(path, ec), workdir, ec);
+    if (ec || relative.empty() || *relative.begin() == "..") return false;
+    std::string name = relative.generic_string();
+    if (isDirectory) name += '/';
+    int ignored = 0;
+    if (git_ignore_path_is_ignored(&ignored, repo, name.c_str()) != 0) return false;
+    return ignored != 0;
+  }
+
+private:
+  git_repository* repositoryFor(const fs::path& directory) {
+    std::error_code ec;
+    const std::string key = fs::absolute(directory, ec).string();
+    if (auto it = lookups_.find(key); it != lookups_.end()) return it->second;
+    git_buf root = GIT_BUF_INIT;
+    git_repository* repo = nullptr;
+    if (git_repository_discover(&root, key.c_str(), 0, nullptr) == 0) {
+      const std::string rootPath(root.ptr, root.size);
+      if (auto it = repos_.find(rootPath); it != repos_.end()) {
+        repo = it->second;
+      } else if (git_repository_open(&repo, rootPath.c_str()) == 0) {
+        repos_[rootPath] = repo;
+      } else {
+        repo = nullptr;
+      }
+    }
+    git_buf_dispose(&root);
+    lookups_[key] = repo;
+    return repo;
+  }
+
+  std::unordered_map<std::string, git_repository*> repos_;   // owned
+  std::unordered_map<std::string, git_repository*> lookups_; // directory -> repo (or null)
+};
+
+bool matchesAny(const std::vector<std::string>& globs, const fs::path& path) {
+  const std::string full = path.generic_string();
+  const std::string base = path.filename().string();
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
+    return fnmatch(glob.c_str(), base.c_str(), 0) == 0 ||
+           fnmatch(glob.c_str(), full.c_str(), 0) == 0 ||
+           fnmatch(("*/" + glob).c_str(), full.c_str(), 0) == 0;
+  });
+}
+
+bool isSkippedDirectory(const fs::path& directory) {
+  const std::string name = directory.filename().string();
+  if (name.size() > 1 && name[0] == '.') return true; // hidden: .git, .venv, .tox, ...
+  if (name == "site-packages" || name == "dist-packages" || name == "__pycache__" ||
+      name == "node_modules") {
+    return true;
+  }
+  std::error_code ec;
+  return fs::exists(directory / "pyvenv.cfg", ec); // a virtualenv under any name
+}
+
+class PackageLayout {
+public:
+  bool hasInit(const fs::path& directory) {
+    const std::string key = directory.string();
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    std::error_code ec;
+    const bool result = fs::is_regular_file(directory / "__init__.py", ec);
+    cache_[key] = result;
+    return result;
+  }
+
+  SourceFileRef describe(const std::string& displayPath) {
+    SourceFileRef ref;
+    ref.path = displayPath;
+    std::error_code ec;
+    fs::path path = fs::absolute(fs::path(displayPath), ec).lexically_normal();
+    const std::string stem = path.stem().string();
+    ref.isPackageInit = stem == "__init__";
+    fs::path directory = path.parent_path();
+    ref.inPackage = hasInit(directory);
+    std::vector<std::string> parts;
+    if (!ref.isPackageInit) parts.push_back(stem);
+    if (ref.inPackage) {
+      // Walk up while folders are packages: pkg/sub/mod.py -> pkg.sub.mod
+      for (fs::path at = directory; !at.empty() && hasInit(at); at = at.parent_path()) {
+        parts.push_back(at.filename().string());
+        if (at == at.parent_path()) break;
+      }
+    }
+    std::reverse(parts.begin(), parts.end());
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0) ref.moduleName += '.';
+      ref.moduleName += parts[i];
+    }
+    return ref;
+  }
+
+private:
+  std::unordered_map<std::string, bool> cache_;
+};
+
+} // namespace
+
+bool isPythonPath(const std::string& path) {
+  return path.ends_with(".py") || path.ends_with(".pyi");
+}
+
+SourceFileRef describeFile(const std::string& path) {
+  PackageLayout layout;
+  return layout.describe(path);
+}
+
+DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
+                              const DiscoveryOptions& options) {
+  DiscoveryResult result;
+  GitIgnore gitIgnore;
+  PackageLayout layout;
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    const fs::file_status status = fs::status(root, ec);
+    if (ec || !fs::exists(status)) {
+      result.errors.push_back(root + ": no such file or directory");
+      continue;
+    }
+    if (!fs::is_directory(status)) {
+      // Named on the command line: checked even if it would be excluded when discovered.
+      if (!fs::is_regular_file(status)) {
+        result.errors.push_back(root + ": not a regular file");
+        continue;
+      }
+      result.files.push_back(layout.describe(root));
+      continue;
+    }
+    // An explicit stack instead of recursion; symlinked folders are not followed, so a symlink
+    // loop cannot trap the walk.
+    std::vector<fs::path> pending{fs::path(root)};
+    while (!pending.empty()) {
+      const fs::path directory = std::move(pending.back());
+      pending.pop_back();
+      std::vector<fs::path> entries;
+      fs::directory_iterator it(directory, fs::directory_options::skip_permission_denied, ec);
+      if (ec) {
+        result.errors.push_back(directory.generic_string() + ": " + ec.message());
+        continue;
+      }
+      for (const fs::directory_entry& entry : it) entries.push_back(entry.path());
+      std::sort(entries.begin(), entries.end());
+      for (auto at = entries.rbegin(); at != entries.rend(); ++at) {
+        const fs::path& path = *at;
+        std::error_code entryError;
+        const fs::file_status entryStatus = fs::symlink_status(path, entryError);
+        if (entryError) continue;
+        if (fs::is_directory(entryStatus)) {
+          if (isSkippedDirectory(path) || matchesAny(options.excludes, path)) continue;
+          if (options.respectGitignore && gitIgnore.ignored(path, true)) continue;
+          pending.push_back(path);
+        } else if (isPythonPath(path.filename().string())) {
+          if (fs::is_symlink(entryStatus)) {
+            const fs::file_status target = fs::status(path, entryError);
+            if (entryError || !fs::is_regular_file(target)) continue;
+          } else if (!fs::is_regular_file(entryStatus)) {
+            continue; // FIFOs, sockets and devices are never read
+          }
+          if (matchesAny(options.excludes, path)) continue;
+          if (options.respectGitignore && gitIgnore.ignored(path, false)) continue;
+          std::string display = path.generic_string();
+          if (display.starts_with("./")) display = display.substr(2);
+          result.files.push_back(layout.describe(display));
+        }
+      }
+    }
+  }
+  std::sort(result.files.begin(), result.files.end(),
+            [](const SourceFileRef& a, const SourceFileRef& b) { return a.path < b.path; });
+  result.files.erase(std::unique(result.files.begin(), result.files.end(),
+                                 [](const SourceFileRef& a, const SourceFileRef& b) {
+                                   return a.path == b.path;
+                                 }),
+                     result.files.end());
+  return result;
+}
+
+} // namespace gradlint

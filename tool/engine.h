@@ -1,0 +1,48 @@
+// The check pipeline over many files: read, prefilter, parse and lower in parallel, summarise
+// across files, run the rules in parallel, apply selection and suppressions.
+#pragma once
+
+#include "checkers/ir/diagnostic.h"
+#include "checkers/python/source_text.h"
+#include "tool/discover.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gradlint {
+
+struct CheckOptions {
+  std::vector<std::string> select; // code prefixes or "ALL"; empty: every non-preview rule
+  std::vector<std::string> ignore;
+  bool prefilter = true; // skip files that cannot mention a grad-mode API
+  unsigned threads = 0;  // 0: all cores
+};
+
+struct FileInput {
+  SourceFileRef ref;
+  std::optional<std::string> contents; // set for stdin
+};
+
+struct FileReport {
+  std::shared_ptr<const SourceText> source;
+  std::vector<Diagnostic> diagnostics; // sorted by position
+};
+
+struct CheckResult {
+  std::vector<FileReport> files; // only files with diagnostics, sorted by path
+  std::vector<std::string> errors; // I/O problems: "path: why"
+  size_t filesRead = 0;
+  size_t filesAnalysed = 0; // parsed and lowered (the rest were prefiltered)
+};
+
+CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& options);
+
+bool isRuleSelected(std::string_view code, bool preview, const CheckOptions& options);
+
+// Runs fn(i) for i in [0, count) on `threads` workers (0: all cores).
+void parallelFor(size_t count, unsigned threads, const std::function<void(size_t)>& fn);
+
+} // namespace gradlint
