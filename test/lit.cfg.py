@@ -1,0 +1,26 @@
+# lit configuration for gradlint's FileCheck suites. Each test file is a Python (or .test)
+# file whose RUN lines drive the real `gradlint` binary; CHECK lines sit next to the code
+# they describe, clang-tidy style.
+import os
+
+import lit.formats
+
+config.name = "gradlint"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".py", ".pyi", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit", "lit-support"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gradlint_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Output must not depend on the developer's locale or terminal.
+config.environment["LC_ALL"] = "C.UTF-8"
+
+config.substitutions.append(("%gradlint", config.gradlint_bin))
+config.substitutions.append(("%python", config.python_exe))
+config.substitutions.append(("%srcroot", config.gradlint_src_root))
+# The usual way to check one file: concise output, every finding must be matched by a CHECK.
+config.substitutions.append(
+    ("%check-file",
+     config.gradlint_bin + " check --no-respect-gitignore --output-format concise"))

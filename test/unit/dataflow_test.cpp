@@ -1,0 +1,145 @@
+// The dataflow engine and the grad-state analysis on hand-built graphs, and the summaries.
+#include "checkers/ir/dataflow.h"
+#include "checkers/ir/grad_state.h"
+#include "checkers/ir/summaries.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace gradlint::ir {
+namespace {
+
+// Builds graphs node by node: add() appends, edge() links.
+struct GraphBuilder {
+  FunctionIR fn;
+  GraphBuilder() {
+    fn.entry = add(EventKind::Entry);
+    fn.normalExit = add(EventKind::NormalExit);
+    fn.exceptionalExit = add(EventKind::ExceptionalExit);
+  }
+  NodeId add(EventKind kind, GradValue value = GradValue::Unknown) {
+    Event event;
+    event.kind = kind;
+    event.value = value;
+    event.range.startByte = static_cast<uint32_t>(fn.nodes.size());
+    fn.nodes.push_back(Node{event, {}, kNoNode});
+    return static_cast<NodeId>(fn.nodes.size() - 1);
+  }
+  void edge(NodeId from, NodeId to) { fn.nodes[from].succs.push_back(to); }
+};
+
+// A counting analysis: checks the engine itself (joins, loops, exception edges).
+struct ReachCount {
+  int entryFact() const { return 0; }
+  bool join(int& into, const int& from) const {
+    if (from <= into) return false;
+    into = from;
+    return true;
+  }
+  int transfer(NodeId, const Node& node, const int& in) const {
+    return node.event.kind == EventKind::Call ? std::min(in + 1, 3) : in;
+  }
+  int exceptionFact(NodeId, const Node&, const int& in) const { return in; }
+};
+
+TEST(Dataflow, LoopsReachAFixpoint) {
+  GraphBuilder g;
+  const NodeId head = g.add(EventKind::Nop);
+  const NodeId call = g.add(EventKind::Call);
+  g.edge(g.fn.entry, head);
+  g.edge(head, call);
+  g.edge(call, head);
+  g.edge(head, g.fn.normalExit);
+  ReachCount analysis;
+  auto result = solveForward(g.fn, analysis);
+  EXPECT_TRUE(result.reached[g.fn.normalExit]);
+  EXPECT_EQ(result.in[g.fn.normalExit], 3); // saturated at the lattice top
+  EXPECT_FALSE(result.reached[g.fn.exceptionalExit]);
+}
+
+TEST(Dataflow, ExceptionEdgesCarryTheStateBeforeTheEvent) {
+  GraphBuilder g;
+  const NodeId toggle = g.add(EventKind::SetGrad, GradValue::Disabled);
+  const NodeId call = g.add(EventKind::Call);
+  const NodeId restore = g.add(EventKind::SetGrad, GradValue::Enabled);
+  g.edge(g.fn.entry, toggle);
+  g.edge(toggle, call);
+  g.fn.nodes[call].exceptionSucc = g.fn.exceptionalExit;
+  g.edge(call, restore);
+  g.edge(restore, g.fn.normalExit);
+  const NodeId ret = g.add(EventKind::Return);
+  g.edge(restore, ret);
+  g.edge(ret, g.fn.normalExit);
+  GradStateReport report = analyzeGradState(g.fn, nullptr);
+  ASSERT_EQ(report.leaks.size(), 1u);
+  EXPECT_TRUE(report.leaks[0].exceptional);
+  EXPECT_EQ(report.leaks[0].toggle, toggle);
+  auto path = witnessPath(g.fn, report.flow, toggle, g.fn.exceptionalExit);
+  EXPECT_EQ(path, (std::vector<NodeId>{toggle, call, g.fn.exceptionalExit}));
+}
+
+TEST(Dataflow, JoinKeepsEveryToggleThatMayBeInForce) {
+  GraphBuilder g;
+  const NodeId a = g.add(EventKind::SetGrad, GradValue::Disabled);
+  const NodeId b = g.add(EventKind::SetGrad, GradValue::Unknown);
+  const NodeId ret = g.add(EventKind::Return);
+  g.edge(g.fn.entry, a);
+  g.edge(g.fn.entry, b);
+  g.edge(a, ret);
+  g.edge(b, ret);
+  g.edge(ret, g.fn.normalExit);
+  GradStateReport report = analyzeGradState(g.fn, nullptr);
+  EXPECT_EQ(report.flow.in[ret].open, (ToggleSet{a, b}));
+  EXPECT_EQ(report.leaks.size(), 2u);
+}
+
+TEST(Summaries, HelperPairRestoresAcrossCalls) {
+  auto result = testing::lowerSnippet("import torch\n"
+                                      "def _enter():\n"
+                                      "    prev = torch.is_grad_enabled()\n"
+                                      "    torch.set_grad_enabled(False)\n"
+                                      "    return prev\n"
+                                      "def _leave(prev):\n"
+                                      "    torch.set_grad_enabled(prev)\n"
+                                      "def good(x):\n"
+                                      "    prev = _enter()\n"
+                                      "    try:\n"
+                                      "        return x()\n"
+                                      "    finally:\n"
+                                      "        _leave(prev)\n"
+                                      "def bad(x):\n"
+                                      "    _enter()\n"
+                                      "    return x()\n",
+                                      "pkg.mod");
+  SummaryTable table = computeSummaries({&result.module});
+  const FunctionSummary* enter = table.find("pkg.mod._enter");
+  ASSERT_NE(enter, nullptr);
+  EXPECT_TRUE(enter->mayLeaveDisabled);
+  EXPECT_TRUE(enter->returnsSavedMode);
+  const FunctionSummary* leave = table.find("pkg.mod._leave");
+  ASSERT_NE(leave, nullptr);
+  EXPECT_EQ(leave->restoresArgs, std::vector<int>{0});
+  EXPECT_EQ(table.callerCount("pkg.mod._enter"), 2);
+  EXPECT_TRUE(analyzeGradState(*testing::findUnit(result, "good"), &table).leaks.empty());
+  auto bad = analyzeGradState(*testing::findUnit(result, "bad"), &table).leaks;
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_FALSE(bad[0].exceptional);
+}
+
+TEST(Summaries, ChainsThroughSeveralHelpers) {
+  auto result = testing::lowerSnippet("import torch\n"
+                                      "def _a():\n"
+                                      "    torch.set_grad_enabled(False)\n"
+                                      "def _b():\n"
+                                      "    _a()\n"
+                                      "def c():\n"
+                                      "    _b()\n",
+                                      "pkg.mod");
+  SummaryTable table = computeSummaries({&result.module});
+  ASSERT_NE(table.find("pkg.mod._b"), nullptr);
+  EXPECT_TRUE(table.find("pkg.mod._b")->mayLeaveDisabled);
+  EXPECT_EQ(table.find("pkg.mod._b")->toggleRange.startLine, 2u); // the root cause in _a
+}
+
+} // namespace
+} // namespace gradlint::ir

@@ -1,0 +1,39 @@
+#include "checkers/python/source_text.h"
+
+#include <gtest/gtest.h>
+
+namespace gradlint {
+namespace {
+
+TEST(SourceText, LineEndsOfEveryKind) {
+  SourceText text("t.py", "a\nb\r\nc\rd");
+  ASSERT_EQ(text.lineCount(), 4u);
+  EXPECT_EQ(text.lineText(1), "b");
+  EXPECT_EQ(text.lineText(2), "c");
+  EXPECT_EQ(text.lineOf(7), 3u); // 'd'
+}
+
+TEST(SourceText, ColumnsCountCodePointsNotBytes) {
+  SourceText text("t.py", "x = 'é∑'; f()\n");
+  const uint32_t call = static_cast<uint32_t>(std::string("x = 'é∑'; ").size());
+  ir::SourceRange range = text.range(call, call + 3);
+  EXPECT_EQ(range.startColumn, 10u);
+  EXPECT_EQ(range.endColumn, 13u);
+}
+
+TEST(SourceText, ByteOrderMarkIsNotAColumn) {
+  SourceText text("t.py", "\xEF\xBB\xBFimport torch\n");
+  EXPECT_EQ(text.contentStart(), 3u);
+  EXPECT_EQ(text.range(3, 9).startColumn, 0u);
+}
+
+TEST(SourceText, ManyLookupsOnOneLongLineStayLinear) {
+  std::string line(200000, 'a');
+  SourceText text("t.py", line);
+  uint32_t last = 0;
+  for (uint32_t at = 0; at < line.size(); at += 7) last = text.range(at, at + 1).startColumn;
+  EXPECT_EQ(last, (line.size() - 1) / 7 * 7);
+}
+
+} // namespace
+} // namespace gradlint
