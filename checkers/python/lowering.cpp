@@ -52,6 +52,36 @@ ir::GuardKind guardKindOf(GradApi api) {
   }
 }
 
+// `a = f()` and `a, b = f(), g()`: the (target, value) pairs an assignment binds by name.
+std::vector<std::pair<TSNode, TSNode>> assignmentPairs(TSNode assignment) {
+  const Fields& f = fields();
+  TSNode left = field(assignment, f.left);
+  TSNode right = field(assignment, f.right);
+  while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+  right = unparenthesize(right);
+  std::vector<std::pair<TSNode, TSNode>> pairs;
+  if (isNull(left) || isNull(right)) return pairs;
+  auto isName = [](TSNode n) {
+    return kindOf(n) == Kind::identifier || kindOf(n) == Kind::attribute;
+  };
+  if (isName(left)) {
+    pairs.emplace_back(left, right);
+    return pairs;
+  }
+  const Kind leftKind = kindOf(left);
+  const Kind rightKind = kindOf(right);
+  if ((leftKind == Kind::pattern_list || leftKind == Kind::tuple_pattern) &&
+      (rightKind == Kind::expression_list || rightKind == Kind::tuple)) {
+    const std::vector<TSNode> targets = children(left);
+    const std::vector<TSNode> values = children(right);
+    if (targets.size() != values.size()) return pairs;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (isName(targets[i])) pairs.emplace_back(targets[i], unparenthesize(values[i]));
+    }
+  }
+  return pairs;
+}
+
 bool isMainGuard(TSNode condition, std::string_view source) {
   if (isNull(condition) || kindOf(condition) != Kind::comparison_operator) return false;
   std::string_view text = python::text(condition, source);
@@ -104,6 +134,9 @@ private:
   void lowerCall(TSNode call, Role role, std::string_view target);
   void emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor, const std::string& callee);
   std::string resolveCallee(TSNode function) const;
+  // A closure restoring the mode its enclosing function saved (a worker thread adopting its
+  // parent's grad mode) is a restore, not a toggle.
+  bool savedByEnclosingScope(const std::string& name) const;
   bool isCatchAll(TSNode handler) const;
 
   ModuleLowering& module_;
@@ -225,16 +258,14 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
     result.suppressions.addComment(source.lineOf(start), text(node, bytes));
     break;
   }
-  case Kind::assignment: {
-    TSNode left = field(node, f.left);
-    TSNode right = unparenthesize(field(node, f.right));
-    if (!isNull(right) && kindOf(right) == Kind::call &&
-        (kindOf(left) == Kind::identifier || kindOf(left) == Kind::attribute)) {
-      units[static_cast<size_t>(top)].assignedCalls.emplace_back(std::string(text(left, bytes)),
-                                                                  right);
+  case Kind::assignment:
+    for (const auto& [target, value] : assignmentPairs(node)) {
+      if (kindOf(value) == Kind::call) {
+        units[static_cast<size_t>(top)].assignedCalls.emplace_back(
+            std::string(text(target, bytes)), value);
+      }
     }
     break;
-  }
   case Kind::yield: units[static_cast<size_t>(top)].isGenerator = true; break;
   default: break;
   }
@@ -578,17 +609,18 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
 }
 
 void UnitLowerer::lowerAssignment(TSNode assignment) {
-  const Fields& f = fields();
-  TSNode left = field(assignment, f.left);
-  TSNode right = field(assignment, f.right);
-  // a = b = call(): the innermost right-hand side is the value.
-  while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
-  if (isNull(right)) return;
-  std::string_view target;
-  if (kindOf(left) == Kind::identifier || kindOf(left) == Kind::attribute) {
-    target = text(left, source_);
+  const std::vector<std::pair<TSNode, TSNode>> pairs = assignmentPairs(assignment);
+  if (!pairs.empty()) {
+    for (const auto& [target, value] : pairs) {
+      lowerExpression(value, Role::Assigned, text(target, source_));
+    }
+    return;
   }
-  lowerExpression(right, target.empty() ? Role::Other : Role::Assigned, target);
+  // Other targets (subscripts, starred, mismatched tuples): the value still runs.
+  const Fields& f = fields();
+  TSNode right = field(assignment, f.right);
+  while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+  lowerExpression(right, Role::Other);
 }
 
 void UnitLowerer::lowerIf(TSNode statement, int depth) {
@@ -896,6 +928,13 @@ void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view
   ts_tree_cursor_delete(&cursor);
 }
 
+bool UnitLowerer::savedByEnclosingScope(const std::string& name) const {
+  for (int at = unit_.parent; at >= 0; at = module_.units[static_cast<size_t>(at)].parent) {
+    if (module_.units[static_cast<size_t>(at)].savedVars.count(name)) return true;
+  }
+  return false;
+}
+
 std::string UnitLowerer::resolveCallee(TSNode function) const {
   std::string resolved = module_.resolver.resolve(function, source_);
   if (!resolved.empty()) return resolved;
@@ -942,7 +981,7 @@ void UnitLowerer::emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor,
           module_.units[static_cast<size_t>(unit_.classUnit)].savedAttrs.count(name.substr(5)) > 0;
     }
     const auto param = std::find(fn_.params.begin(), fn_.params.end(), name);
-    if (unit_.savedVars.count(name) || restoresClassSave) {
+    if (unit_.savedVars.count(name) || restoresClassSave || savedByEnclosingScope(name)) {
       event.kind = EventKind::RestoreGrad;
       event.var = name;
     } else if (kind == Kind::identifier && param != fn_.params.end()) {

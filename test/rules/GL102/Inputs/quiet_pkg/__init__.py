@@ -1,0 +1,1 @@
+"""A package whose modules change grad mode at import time only in ways that are safe."""
