@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine and builds gradlint into ./build:
+#   - Debian packages (compiler, CMake, tree-sitter runtime, fmt, JSON, CLI11, gtest, libgit2,
+#     lit + FileCheck from llvm-19-tools), installed only when missing;
+#   - the tree-sitter-python grammar from npm, which CMake fetches at configure time;
+#   - the build itself (gradlint, its tests, the benchmark baseline).
+# Safe to re-run: an up-to-date machine and build cost a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
+          libtree-sitter-dev libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+          libgit2-dev llvm-19-tools)
+# Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "bootstrap: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build=${GRADLINT_BUILD_DIR:-build}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} >/dev/null
+cmake --build "$build"
