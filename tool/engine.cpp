@@ -171,7 +171,10 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       continue;
     }
     ++result.filesRead;
-    if (state.lowered) ++result.filesAnalysed;
+    if (state.lowered) {
+      ++result.filesAnalysed;
+      for (std::string& warning : state.lowered->warnings) result.warnings.push_back(warning);
+    }
     if (!perFile[i].empty()) result.files.push_back({state.source, std::move(perFile[i])});
   }
   std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {

@@ -33,7 +33,8 @@ struct FileReport {
 
 struct CheckResult {
   std::vector<FileReport> files; // only files with diagnostics, sorted by path
-  std::vector<std::string> errors; // I/O problems: "path: why"
+  std::vector<std::string> errors;   // I/O problems: "path: why"
+  std::vector<std::string> warnings; // parts of files that could not be analysed
   size_t filesRead = 0;
   size_t filesAnalysed = 0; // parsed and lowered (the rest were prefiltered)
 };

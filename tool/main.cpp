@@ -118,6 +118,9 @@ int runCheckCommand(const CheckArgs& args) {
   } else {
     render(result, format, std::cout);
   }
+  for (const std::string& warning : result.warnings) {
+    std::cerr << "gradlint: warning: " << warning << '\n';
+  }
   for (const std::string& error : errors) std::cerr << "gradlint: error: " << error << '\n';
   if (!errors.empty()) return kExitError;
   if (result.files.empty() || args.exitZero) return kExitClean;

@@ -22,6 +22,7 @@ struct PythonFileResult {
   ir::ModuleIR module;
   std::vector<Diagnostic> frontendDiagnostics; // GL000
   Suppressions suppressions;
+  std::vector<std::string> warnings; // not findings: what could not be analysed, and why
 };
 
 // Python's own limit on indentation levels (tokenizer.c MAXINDENT); deeper code is a syntax

@@ -96,6 +96,7 @@ public:
   UnitLowerer(ModuleLowering& module, const UnitSource& unit, ir::FunctionIR& fn);
   void lower();
   bool tooDeep() const { return tooDeep_; }
+  bool tooLarge() const { return tooLarge_; }
   TSNode tooDeepAt() const { return tooDeepAt_; }
 
 private:
@@ -148,6 +149,7 @@ private:
   std::vector<Cleanup> cleanups_;
   std::vector<Loop> loops_;
   bool tooDeep_ = false;
+  bool tooLarge_ = false;
   TSNode tooDeepAt_{};
 };
 
@@ -352,16 +354,26 @@ void ModuleLowering::run(const std::vector<TSNode>& roots) {
     }
     UnitLowerer lowerer(*this, unit, fn);
     lowerer.lower();
-    if (lowerer.tooDeep()) {
-      Diagnostic diagnostic;
-      diagnostic.code = "GL000";
-      diagnostic.message = fmt::format(
-          "invalid syntax: too many levels of indentation (Python allows at most {})",
-          kMaxBlockDepth);
-      diagnostic.help = fmt::format("`{}` was not analysed; flatten the nesting", fn.name);
-      TSNode at = lowerer.tooDeepAt();
-      diagnostic.range = source.range(ts_node_start_byte(at), ts_node_start_byte(at));
-      result.frontendDiagnostics.push_back(std::move(diagnostic));
+    if (lowerer.tooLarge()) {
+      // Not a syntax error, so not a finding: the unit is skipped and the user told why.
+      result.warnings.push_back(fmt::format(
+          "{}:{}: `{}` has more than {} grad-relevant events and was not analysed",
+          source.path(), fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
+      fn.nodes.clear();
+      fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
+    } else if (lowerer.tooDeep()) {
+      // The parse error, if the file has one, is the first GL000 and says more.
+      if (result.frontendDiagnostics.empty()) {
+        Diagnostic diagnostic;
+        diagnostic.code = "GL000";
+        diagnostic.message = fmt::format(
+            "invalid syntax: too many levels of indentation (Python allows at most {})",
+            kMaxBlockDepth);
+        diagnostic.help = fmt::format("`{}` was not analysed; flatten the nesting", fn.name);
+        TSNode at = lowerer.tooDeepAt();
+        diagnostic.range = source.range(ts_node_start_byte(at), ts_node_start_byte(at));
+        result.frontendDiagnostics.push_back(std::move(diagnostic));
+      }
       fn.nodes.clear();
       fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
     }
@@ -526,7 +538,7 @@ void UnitLowerer::lowerBlock(TSNode block, int depth) {
 void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   if (tooDeep_) return;
   if (fn_.nodes.size() > kMaxNodesPerUnit) {
-    tooDeep_ = true;
+    tooDeep_ = tooLarge_ = true;
     tooDeepAt_ = statement;
     return;
   }
