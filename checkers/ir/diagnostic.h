@@ -3,6 +3,7 @@
 
 #include "checkers/ir/grad_ir.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,23 @@ struct WitnessStep {
   std::string detail;
 };
 
+// A text replacement in the diagnostic's file, by byte offsets.
+struct Edit {
+  uint32_t startByte = 0;
+  uint32_t endByte = 0;
+  std::string replacement;
+};
+
+// Safe fixes keep the program's meaning apart from the bug; unsafe ones may change more and are
+// applied only with --unsafe-fixes.
+enum class Applicability : uint8_t { Safe, Unsafe };
+
+struct Fix {
+  std::string message; // "Call `torch.no_grad()`"
+  Applicability applicability = Applicability::Safe;
+  std::vector<Edit> edits; // non-overlapping
+};
+
 struct Diagnostic {
   std::string code; // "GL101"
   std::string message;
@@ -34,6 +52,7 @@ struct Diagnostic {
   ir::SourceRange range;
   std::vector<RelatedLocation> related;
   std::vector<WitnessStep> witness;
+  std::optional<Fix> fix;
 };
 
 } // namespace gradlint

@@ -1040,7 +1040,10 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
 
   switch (api) {
   case GradApi::SetGradEnabled:
-    if (role == Role::Discarded || role == Role::Assigned) {
+    // A lambda's body is its return value, but `lambda: torch.set_grad_enabled(False)` is a
+    // callback that toggles: the constructor changes the mode.
+    if (role == Role::Discarded || role == Role::Assigned ||
+        (role == Role::Returned && unit_.kind == ir::UnitKind::Lambda)) {
       emitSetGrad(call, api, ir::ApiFlavor::Public, callee);
     } else if (role == Role::WithItem) {
       Event enter;
