@@ -24,7 +24,14 @@ public:
         const ir::Event& event = node.event;
         Diagnostic diagnostic;
         if (event.kind == ir::EventKind::Call && event.resultDiscarded &&
-            isGradContext(classifyPythonName(event.callee))) {
+            isGradContext(classifyPythonName(event.callee)) && event.var == "__enter__") {
+          diagnostic.message = fmt::format(
+              "`{}().__enter__()` does nothing lasting: the mode lives in the context object, "
+              "which is freed at the end of the statement",
+              event.callee);
+          diagnostic.help = fmt::format("use `with {}():` around the code", event.callee);
+        } else if (event.kind == ir::EventKind::Call && event.resultDiscarded &&
+                   isGradContext(classifyPythonName(event.callee))) {
           diagnostic.message = fmt::format(
               "`{}()` as a statement does nothing: the context manager is created and thrown "
               "away, so grad mode is unchanged for the code below",
@@ -42,7 +49,7 @@ public:
                    event.flavor == ir::ApiFlavor::ContextEnteredByHand) {
           diagnostic.message = fmt::format(
               "`{}().__enter__()` changes grad mode and drops the context object, so nothing "
-              "can call `__exit__`; the change outlives this code",
+              "can call `__exit__`: grad mode stays changed after this code",
               event.callee);
           diagnostic.help = fmt::format("use `with {}():` around the code", event.callee);
         } else {

@@ -84,11 +84,27 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
     }
     const EventKind exit = fn.nodes[leak.exit].event.kind;
     const bool suspends = exit == EventKind::Yield || exit == EventKind::Await;
-    if (suspends && contextManager) continue; // yielding the mode is the point
-    if (!suspends && !leak.exceptional && delegates) continue; // its callers are reported
+    if (!leak.exceptional && suspends && contextManager) continue; // yielding is the point
+    if (!leak.exceptional && !suspends && delegates) continue; // its callers are reported
     leaks.push_back(leak);
   }
-  return leaks;
+  // A toggle reported as a normal leak needs no GL104 too. Copies of a `finally` body hold
+  // copies of its toggles: compare by source position, not node.
+  auto sameToggle = [&](const ir::Leak& a, const ir::Leak& b) {
+    return fn.nodes[a.toggle].event.range.startByte == fn.nodes[b.toggle].event.range.startByte;
+  };
+  std::vector<ir::Leak> kept;
+  for (const ir::Leak& leak : leaks) {
+    const bool shadowed =
+        leak.exceptional && std::any_of(leaks.begin(), leaks.end(), [&](const ir::Leak& other) {
+          return !other.exceptional && sameToggle(leak, other);
+        });
+    const bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const ir::Leak& other) {
+      return other.exceptional == leak.exceptional && sameToggle(leak, other);
+    });
+    if (!shadowed && !duplicate) kept.push_back(leak);
+  }
+  return kept;
 }
 
 Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak) {

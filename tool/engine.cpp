@@ -77,6 +77,8 @@ void parallelFor(size_t count, unsigned threads, const std::function<void(size_t
 }
 
 bool isRuleSelected(std::string_view code, bool preview, const CheckOptions& options) {
+  // Like ruff's syntax errors, GL000 is always on: without it a broken file looks clean.
+  if (code == "GL000") return true;
   auto matches = [&](const std::vector<std::string>& prefixes) {
     return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& prefix) {
       return prefix == "ALL" || code.starts_with(prefix);
@@ -158,9 +160,17 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       return d.code != "GL000" && suppressions.suppresses(d.range.startLine, d.code);
     });
     std::sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
-      return std::tie(a.range.startLine, a.range.startColumn, a.code) <
-             std::tie(b.range.startLine, b.range.startColumn, b.code);
+      return std::tie(a.range.startByte, a.code, a.range.endByte) <
+             std::tie(b.range.startByte, b.code, b.range.endByte);
     });
+    // A `finally` body is lowered once per way out; its events are reported once.
+    diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(),
+                                  [](const Diagnostic& a, const Diagnostic& b) {
+                                    return a.code == b.code &&
+                                           a.range.startByte == b.range.startByte &&
+                                           a.range.endByte == b.range.endByte;
+                                  }),
+                      diagnostics.end());
     perFile[i] = std::move(diagnostics);
   });
 

@@ -197,11 +197,14 @@ int main(int argc, char** argv) {
   checkCommand->add_option("--output-format", check.outputFormat, "full, concise or json")
       ->capture_default_str();
   checkCommand->add_option("--select", check.select, "Rule codes or prefixes to enable (ALL)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   checkCommand->add_option("--ignore", check.ignore, "Rule codes or prefixes to disable")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   checkCommand->add_option("--exclude", check.exclude, "Glob of files or folders to skip")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   checkCommand->add_option("--stdin-filename", check.stdinFilename,
                            "The path to report for input read from stdin");
   checkCommand->add_flag("--exit-zero", check.exitZero, "Exit 0 even when there are findings");

@@ -34,6 +34,12 @@ std::string_view toString(EventKind kind) {
   case EventKind::Await: return "Await";
   case EventKind::NormalExit: return "NormalExit";
   case EventKind::ExceptionalExit: return "ExceptionalExit";
+  case EventKind::Backward: return "Backward";
+  case EventKind::Step: return "Step";
+  case EventKind::ZeroGrad: return "ZeroGrad";
+  case EventKind::Train: return "Train";
+  case EventKind::Eval: return "Eval";
+  case EventKind::Assign: return "Assign";
   }
   return "?";
 }

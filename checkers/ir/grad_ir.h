@@ -39,8 +39,15 @@ enum class EventKind : uint8_t {
   Raise,
   Yield,
   Await,
-  NormalExit,     // the single normal exit of the graph
-  ExceptionalExit // the single exceptional exit of the graph
+  NormalExit,      // the single normal exit of the graph
+  ExceptionalExit, // the single exceptional exit of the graph
+  // Training events (var: the object or value they act on).
+  Backward, // var.backward(), scaler.scale(var).backward(), accelerator.backward(var)
+  Step,     // optimizer step: var.step(), scaler.step(var)
+  ZeroGrad, // var.zero_grad(), var.grad = None, var.grad.zero_()
+  Train,    // var.train() / var.train(True)
+  Eval,     // var.eval() / var.train(False)
+  Assign,   // var <- deps: a definition, for value-flow rules
 };
 
 std::string_view toString(EventKind kind);
@@ -64,6 +71,15 @@ struct Event {
   std::string var;      // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
   std::vector<std::string> argVars; // Call: arguments that are plain names ("" otherwise)
   std::vector<int8_t> argBools;     // Call: 1/0 for literal True/False arguments, -1 otherwise
+  std::string spelled;              // Call: the callee as written (`self.model`, `opt.step`)
+  std::vector<std::string> deps;    // Assign: names the value was computed from
+  bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view
+  // Where the event sits: loop nesting, and the innermost lexical grad-mode region (with-block
+  // or function decorator) with the node that entered it (kNoNode for a decorator).
+  uint16_t loopDepth = 0;
+  GuardKind region = GuardKind::Other;
+  bool regionDisablesGrad = false;
+  uint32_t regionEnter = UINT32_MAX;
 };
 
 using NodeId = uint32_t;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <tuple>
 
 namespace gradlint::ir {
 
@@ -206,7 +207,8 @@ GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summa
     default: break;
     }
   }
-  // Report each toggle once, at the first exit in source order that leaks it.
+  // Each toggle's first normal exit in source order that leaks it, and its exceptional leak:
+  // rules decide which to report (GL104 only when no normal leak is reported).
   std::stable_sort(exits.begin(), exits.end(), [&](NodeId a, NodeId b) {
     return fn.nodes[a].event.range.startByte < fn.nodes[b].event.range.startByte;
   });
@@ -223,13 +225,12 @@ GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summa
   }
   if (fn.exceptionalExit != kNoNode && report.flow.reached[fn.exceptionalExit]) {
     for (NodeId toggle : report.flow.in[fn.exceptionalExit].open) {
-      if (alreadyReported(toggle)) continue;
-      reported.push_back(toggle);
       report.leaks.push_back({toggle, fn.exceptionalExit, true});
     }
   }
-  std::sort(report.leaks.begin(), report.leaks.end(),
-            [](const Leak& a, const Leak& b) { return a.toggle < b.toggle; });
+  std::sort(report.leaks.begin(), report.leaks.end(), [](const Leak& a, const Leak& b) {
+    return std::tie(a.toggle, a.exceptional) < std::tie(b.toggle, b.exceptional);
+  });
   return report;
 }
 

@@ -83,7 +83,8 @@ struct Leak {
 
 struct GradStateReport {
   DataflowResult<GradFact> flow;
-  std::vector<Leak> leaks; // at most one per toggle, normal exits preferred
+  // Per toggle: its first leaking normal exit (if any) and its exceptional leak (if any).
+  std::vector<Leak> leaks;
 };
 
 GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summaries);

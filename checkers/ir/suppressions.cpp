@@ -17,6 +17,10 @@ std::string lower(std::string_view text) {
 
 bool Suppressions::suppresses(uint32_t line, std::string_view code) const {
   if (wholeFile) return true;
+  if (std::any_of(fileCodes.begin(), fileCodes.end(),
+                  [&](const std::string& listed) { return code.starts_with(listed); })) {
+    return true;
+  }
   auto it = byLine.find(line);
   if (it == byLine.end()) return false;
   if (it->second.empty()) return true;
@@ -26,17 +30,13 @@ bool Suppressions::suppresses(uint32_t line, std::string_view code) const {
 
 bool Suppressions::addComment(uint32_t line, std::string_view comment) {
   const std::string text = lower(comment);
-  if (text.find("gradlint: noqa") != std::string::npos &&
-      text.find("gradlint: noqa:") == std::string::npos) {
-    wholeFile = true;
-    return true;
-  }
+  const bool fileLevel = text.find("gradlint: noqa") != std::string::npos;
   const size_t at = text.find("noqa");
   if (at == std::string::npos) return false;
   // Only `# noqa` and `# noqa: CODES` count: "noqa" inside prose does not.
   size_t before = at;
   while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
-  if (before == 0 || text[before - 1] != '#') return false;
+  if (!fileLevel && (before == 0 || text[before - 1] != '#')) return false;
   size_t pos = at + 4;
   std::vector<std::string> codes;
   if (pos < text.size() && text[pos] == ':') {
@@ -57,6 +57,14 @@ bool Suppressions::addComment(uint32_t line, std::string_view comment) {
     if (codes.empty()) return false; // `# noqa:` with no code is malformed: suppress nothing
   } else if (pos < text.size() && std::isalnum(static_cast<unsigned char>(text[pos]))) {
     return false; // "noqaX"
+  }
+  if (fileLevel) {
+    if (codes.empty()) {
+      wholeFile = true;
+    } else {
+      fileCodes.insert(fileCodes.end(), codes.begin(), codes.end());
+    }
+    return true;
   }
   auto [entry, inserted] = byLine.try_emplace(line);
   if (codes.empty()) {

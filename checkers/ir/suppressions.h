@@ -10,7 +10,8 @@
 namespace gradlint {
 
 struct Suppressions {
-  bool wholeFile = false; // `# gradlint: noqa`
+  bool wholeFile = false;              // `# gradlint: noqa`
+  std::vector<std::string> fileCodes;  // `# gradlint: noqa: GL103`
   // 0-based line -> codes; an empty list suppresses every code on that line (bare `# noqa`).
   std::unordered_map<uint32_t, std::vector<std::string>> byLine;
 

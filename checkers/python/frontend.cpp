@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace gradlint::python {
@@ -99,6 +100,33 @@ Diagnostic syntaxDiagnostic(const SourceText& source, TSNode error) {
   return diagnostic;
 }
 
+// tree-sitter-python 0.23.6's scanner stores indents in one byte when it serialises its state,
+// so a line indented 256 columns or more derails the parse of otherwise valid code. Say that,
+// instead of pointing at whatever token the derailed parse stumbled on.
+std::optional<Diagnostic> wideIndentDiagnostic(const SourceText& source) {
+  constexpr uint32_t kWidestIndent = 255;
+  for (uint32_t line = 0; line < source.lineCount(); ++line) {
+    const std::string_view text = source.lineText(line);
+    uint32_t width = 0;
+    size_t at = 0;
+    for (; at < text.size() && (text[at] == ' ' || text[at] == '\t'); ++at) {
+      width = text[at] == '\t' ? (width / 8 + 1) * 8 : width + 1;
+    }
+    if (width <= kWidestIndent || at == text.size()) continue;
+    Diagnostic diagnostic;
+    diagnostic.code = "GL000";
+    diagnostic.message = fmt::format(
+        "cannot parse: this line is indented {} columns, more than the {} gradlint's Python "
+        "grammar supports",
+        width, kWidestIndent);
+    diagnostic.help = "reduce the indentation (4-space indents allow 63 levels)";
+    const uint32_t start = source.lineStart(line) + static_cast<uint32_t>(at);
+    diagnostic.range = source.range(start, start);
+    return diagnostic;
+  }
+  return std::nullopt;
+}
+
 // Start offsets of top-level definitions (`def`, `async def`, `class`, a decorator) at column 0,
 // outside strings, used to re-parse a broken file one definition at a time.
 std::vector<uint32_t> definitionStarts(const SourceText& source, TSNode root) {
@@ -159,7 +187,8 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
   std::vector<TSNode> roots{root};
 
   if (TSNode error = firstSyntaxError(root); !isNull(error)) {
-    result.frontendDiagnostics.push_back(syntaxDiagnostic(source, error));
+    result.frontendDiagnostics.push_back(wideIndentDiagnostic(source).value_or(
+        syntaxDiagnostic(source, error)));
     // Error recovery can fold everything after a broken line into one ERROR node. Re-parse each
     // top-level definition on its own so one typo does not hide the rest of the file.
     std::vector<uint32_t> starts = definitionStarts(source, root);

@@ -33,6 +33,7 @@ struct UnitSource {
   std::vector<std::pair<std::string, TSNode>> assignedCalls; // `target = call(...)`
   std::unordered_set<std::string> savedVars;  // targets assigned from torch.is_grad_enabled()
   std::unordered_set<std::string> savedAttrs; // class units: `self.X = torch.is_grad_enabled()`
+  std::unordered_set<std::string> enteredNames; // `with name:` items: context objects kept
   bool isGenerator = false;
   bool isAsync = false;
   std::string name;
@@ -269,6 +270,17 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
     }
     break;
   case Kind::yield: units[static_cast<size_t>(top)].isGenerator = true; break;
+  case Kind::with_item: {
+    TSNode value = unparenthesize(field(node, f.value));
+    if (!isNull(value) && kindOf(value) == Kind::as_pattern) {
+      std::vector<TSNode> parts = children(value);
+      value = parts.empty() ? TSNode{} : unparenthesize(parts.front());
+    }
+    if (!isNull(value) && kindOf(value) == Kind::identifier) {
+      units[static_cast<size_t>(top)].enteredNames.insert(std::string(text(value, bytes)));
+    }
+    break;
+  }
   default: break;
   }
 }
@@ -523,7 +535,7 @@ void UnitLowerer::lowerStatements(const std::vector<TSNode>& statements, int dep
 
 void UnitLowerer::lowerBlock(TSNode block, int depth) {
   if (isNull(block)) return;
-  if (depth > kMaxBlockDepth) {
+  if (depth >= kMaxBlockDepth) {
     if (!tooDeep_) tooDeepAt_ = block;
     tooDeep_ = true;
     return;
@@ -1026,6 +1038,17 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
           return;
         }
         Event event;
+        if (innerApi == GradApi::InferenceMode) {
+          // inference_mode keeps its guard on the context object, which dies with the
+          // statement: nothing lasting happens, like a bare `torch.inference_mode()`.
+          event.kind = EventKind::Call;
+          event.callee = innerCallee;
+          event.resultDiscarded = true;
+          event.var = "__enter__";
+          event.range = rangeOf(call);
+          emit(event);
+          return;
+        }
         event.kind = EventKind::SetGrad;
         event.flavor = ir::ApiFlavor::ContextEnteredByHand;
         event.callee = innerCallee;
@@ -1040,6 +1063,9 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
 
   switch (api) {
   case GradApi::SetGradEnabled:
+    // `guard = torch.set_grad_enabled(False)` then `with guard:` is a context kept and
+    // entered: its exit restores the mode saved at construction.
+    if (role == Role::Assigned && unit_.enteredNames.count(std::string(target))) return;
     // A lambda's body is its return value, but `lambda: torch.set_grad_enabled(False)` is a
     // callback that toggles: the constructor changes the mode.
     if (role == Role::Discarded || role == Role::Assigned ||

@@ -34,5 +34,12 @@ TEST(Suppressions, FileLevel) {
   EXPECT_TRUE(s.suppresses(42, "GL101"));
 }
 
+TEST(Suppressions, FileLevelWithCodes) {
+  Suppressions s;
+  EXPECT_TRUE(s.addComment(0, "# gradlint: noqa: GL103"));
+  EXPECT_TRUE(s.suppresses(42, "GL103"));
+  EXPECT_FALSE(s.suppresses(42, "GL101"));
+}
+
 } // namespace
 } // namespace gradlint
