@@ -1,6 +1,6 @@
 # Generates a C++ file that maps each docs/rules/<CODE>.md to its text, so `gradlint rule`
 # prints the same page the docs publish. Run as: cmake -DDOCS_DIR=... -DOUTPUT=... -P this.
-file(GLOB pages "${DOCS_DIR}/*.md")
+file(GLOB pages "${DOCS_DIR}/GL*.md")
 list(SORT pages)
 set(body "")
 foreach(page IN LISTS pages)
