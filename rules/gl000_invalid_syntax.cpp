@@ -13,6 +13,9 @@ public:
                                     Severity::Error};
     return kInfo;
   }
+  // Reported for every file that is parsed for another rule; never a reason to parse one.
+  std::vector<std::string_view> markers() const override { return {}; }
+
   void check(RuleContext& context) const override {
     for (const Diagnostic& diagnostic : context.frontendDiagnostics()) {
       if (diagnostic.code == info().code) context.report(diagnostic);

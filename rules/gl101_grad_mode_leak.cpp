@@ -1,11 +1,99 @@
 // GL101 grad-mode-leak: a toggle disables grad mode and a normal exit (return, end of body,
 // yield, await) leaves it disabled, so the caller and everything after it lose gradients.
+#include "checkers/python/syntax.h"
+#include "rules/fix_support.h"
+#include "rules/grad_mode_api.h"
 #include "rules/grad_mode_leaks.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
+#include <unordered_set>
+
 namespace gradlint::rules {
 namespace {
+
+// The byte ranges (start << 32 | end) of the calls in `fn` that the IR reads as public
+// `set_grad_enabled(True)` or `set_grad_enabled(saved)` restores.
+std::unordered_set<uint64_t> restoreCalls(const ir::FunctionIR& fn) {
+  std::unordered_set<uint64_t> ranges;
+  for (const ir::Node& node : fn.nodes) {
+    const ir::Event& event = node.event;
+    if (event.flavor != ir::ApiFlavor::Public ||
+        classifyPythonName(event.callee) != GradApi::SetGradEnabled) {
+      continue;
+    }
+    if ((event.kind == ir::EventKind::SetGrad && event.value == ir::GradValue::Enabled) ||
+        event.kind == ir::EventKind::RestoreGrad || event.kind == ir::EventKind::RestoreArg) {
+      ranges.insert(uint64_t{event.range.startByte} << 32 | event.range.endByte);
+    }
+  }
+  return ranges;
+}
+
+// `torch.set_grad_enabled(False)` ... `torch.set_grad_enabled(True)` as statements of one block
+// -> `with torch.no_grad():` over the statements between them, restore deleted. Unsafe: the
+// `with` restores the mode found on entry where the original forced True, and it also restores
+// on the early exits that leaked (the point of the fix, but a change of behaviour).
+std::optional<Fix> withBlockFix(const FixSyntax& syntax, const ir::FunctionIR& fn,
+                                ir::NodeId toggleId) {
+  // A `with` around a `yield` or `await` still leaks the mode to whoever runs while this
+  // frame is suspended: the rewrite would hide the finding, not fix it.
+  if (fn.isGenerator || fn.isAsync) return std::nullopt;
+  const ir::Event& toggle = fn.nodes[toggleId].event;
+  if (toggle.kind != ir::EventKind::SetGrad || toggle.value != ir::GradValue::Disabled ||
+      toggle.flavor != ir::ApiFlavor::Public ||
+      classifyPythonName(toggle.callee) != GradApi::SetGradEnabled) {
+    return std::nullopt;
+  }
+  const TSNode statement = syntax.standaloneCallStatement(toggle.range);
+  if (ts_node_is_null(statement)) return std::nullopt;
+  const python::Fields& f = python::fields();
+  const TSNode call = ts_node_named_child(statement, 0);
+  // Spelled on a module (`torch.`, `th.`, `torch.autograd.`), whose `no_grad` the `with` uses.
+  const std::vector<std::string_view> spelled =
+      dottedParts(python::field(call, f.function), syntax.source().bytes());
+  if (spelled.size() < 2 || spelled.back() != "set_grad_enabled") return std::nullopt;
+  // Exactly one argument, the literal False.
+  std::vector<TSNode> arguments;
+  for (TSNode argument : python::children(python::field(call, f.arguments))) {
+    if (python::kindOf(argument) != python::Kind::comment) arguments.push_back(argument);
+  }
+  if (arguments.size() != 1 || python::kindOf(arguments.front()) != python::Kind::false_) {
+    return std::nullopt;
+  }
+  const std::vector<TSNode> following = syntax.followingStatements(statement);
+  const std::unordered_set<uint64_t> restores = restoreCalls(fn);
+  auto isRestore = [&](TSNode candidate) {
+    if (!syntax.isStandaloneCallStatement(candidate)) return false;
+    const TSNode restoreCall = ts_node_named_child(candidate, 0);
+    return restores.count(uint64_t{ts_node_start_byte(restoreCall)} << 32 |
+                          ts_node_end_byte(restoreCall)) > 0;
+  };
+  size_t restore = 0;
+  while (restore < following.size() && !isRestore(following[restore])) ++restore;
+  // No restore in this block, or nothing between toggle and restore to put in the `with`.
+  if (restore == 0 || restore == following.size()) return std::nullopt;
+
+  std::string module;
+  for (size_t i = 0; i + 1 < spelled.size(); ++i) {
+    module += spelled[i];
+    module += '.';
+  }
+  Fix fix;
+  fix.applicability = Applicability::Unsafe;
+  const std::string header = fmt::format("with {}no_grad():", module);
+  fix.message = fmt::format("Use `{}` around the code up to the restore", header);
+  fix.edits.push_back(Edit{ts_node_start_byte(statement), ts_node_end_byte(statement), header});
+  const TSNode restoreStatement = following[restore];
+  const std::vector<Edit> indents =
+      syntax.indentLines(syntax.endLine(statement) + 1, syntax.startLine(restoreStatement) - 1,
+                         syntax.indentUnit(syntax.startLine(statement)));
+  fix.edits.insert(fix.edits.end(), indents.begin(), indents.end());
+  fix.edits.push_back(syntax.deleteLines(restoreStatement));
+  return fix;
+}
 
 class GradModeLeak final : public Rule {
 public:
@@ -19,6 +107,7 @@ public:
 
   void check(RuleContext& context) const override {
     const auto& units = context.module().units;
+    std::unique_ptr<FixSyntax> syntax; // parsed on the first finding only
     for (size_t index = 0; index < units.size(); ++index) {
       const ir::FunctionIR& fn = units[index];
       if (fn.kind == ir::UnitKind::Module || importTimeClassBody(context, fn)) continue;
@@ -27,10 +116,19 @@ public:
         Diagnostic diagnostic = leakDiagnostic(context, index, leak);
         diagnostic.code = std::string(info().code);
         diagnostic.severity = info().severity;
-        diagnostic.message = message(fn, leak);
-        diagnostic.help = "wrap the code in `with torch.no_grad():` (or decorate the function "
-                          "with `@torch.no_grad()`), or save `torch.is_grad_enabled()` first "
-                          "and restore it in a `finally:` block";
+        const bool cpp = context.module().language == ir::Language::Cpp;
+        diagnostic.message = message(fn, leak, context.module().language);
+        diagnostic.help =
+            cpp ? "use a `torch::NoGradGuard` / `c10::AutoGradMode` guard object, which restores "
+                  "the mode when it goes out of scope, or save `c10::GradMode::is_enabled()` "
+                  "first and restore it on every path"
+                : "wrap the code in `with torch.no_grad():` (or decorate the function "
+                  "with `@torch.no_grad()`), or save `torch.is_grad_enabled()` first "
+                  "and restore it in a `finally:` block";
+        if (context.source() != nullptr && !cpp) {
+          if (!syntax) syntax = std::make_unique<FixSyntax>(*context.source());
+          diagnostic.fix = withBlockFix(*syntax, fn, leak.toggle);
+        }
         context.report(std::move(diagnostic));
       }
     }
@@ -45,11 +143,12 @@ public:
   }
 
 private:
-  static std::string message(const ir::FunctionIR& fn, const ir::Leak& leak) {
+  static std::string message(const ir::FunctionIR& fn, const ir::Leak& leak,
+                             ir::Language language) {
     const ir::Event& toggle = fn.nodes[leak.toggle].event;
     const ir::EventKind exit = fn.nodes[leak.exit].event.kind;
     const std::string who = displayName(fn);
-    const std::string what = describeToggle(fn, leak.toggle);
+    const std::string what = describeToggle(fn, leak.toggle, language);
     const bool suspends = exit == ir::EventKind::Yield || exit == ir::EventKind::Await;
     const std::string consequence =
         suspends ? "its caller runs with gradients off while it is suspended"

@@ -31,9 +31,13 @@ public:
         diagnostic.message = fmt::format(
             "{} disables grad mode and `{}` restores it only on the normal path; an exception "
             "before the restore leaves gradients off for the rest of the thread",
-            describeToggle(fn, leak.toggle), displayName(fn));
-        diagnostic.help = "restore the saved mode in a `finally:` block, or use `with "
-                          "torch.set_grad_enabled(False):` / `with torch.no_grad():`";
+            describeToggle(fn, leak.toggle, context.module().language), displayName(fn));
+        diagnostic.help =
+            context.module().language == ir::Language::Cpp
+                ? "use a `torch::NoGradGuard` / `c10::AutoGradMode` guard object (or restore "
+                  "the mode in a destructor): destructors run when an exception unwinds"
+                : "restore the saved mode in a `finally:` block, or use `with "
+                  "torch.set_grad_enabled(False):` / `with torch.no_grad():`";
         context.report(std::move(diagnostic));
       }
     }

@@ -70,4 +70,45 @@ std::string_view displayName(GradApi api) {
   return "";
 }
 
+namespace {
+
+constexpr std::array kCppFunctions = {
+    std::pair<std::string_view, CppGradApi>{"c10::GradMode::set_enabled", CppGradApi::SetEnabled},
+    std::pair<std::string_view, CppGradApi>{"c10::GradMode::is_enabled", CppGradApi::IsEnabled},
+};
+
+// Aliases need no entry: `at::`, `torch::` and `torch::autograd::` spellings resolve to these.
+constexpr std::array kCppGuards = {
+    CppGuardType{"c10::NoGradGuard", "torch::NoGradGuard", ir::GuardKind::NoGrad, true},
+    CppGuardType{"c10::AutoGradMode", "torch::AutoGradMode", ir::GuardKind::SetGradEnabled, true},
+    CppGuardType{"c10::InferenceMode", "c10::InferenceMode", ir::GuardKind::InferenceMode, true},
+    CppGuardType{"at::AutoDispatchBelowADInplaceOrView", "at::AutoDispatchBelowADInplaceOrView",
+                 ir::GuardKind::Other, false},
+    CppGuardType{"at::AutoDispatchBelowAutograd", "at::AutoDispatchBelowAutograd",
+                 ir::GuardKind::Other, false},
+};
+
+constexpr std::array<std::string_view, 6> kCppMarkers = {
+    "GradMode", "Guard", "InferenceMode", "AutoDispatchBelow", "set_enabled", "is_enabled"};
+
+} // namespace
+
+CppGradApi classifyCppFunction(std::string_view qualifiedName) {
+  for (const auto& [name, api] : kCppFunctions) {
+    if (name == qualifiedName) return api;
+  }
+  return CppGradApi::None;
+}
+
+std::span<const CppGuardType> cppGuardTypes() { return kCppGuards; }
+
+const CppGuardType* findCppGuard(std::string_view qualifiedName) {
+  for (const CppGuardType& guard : kCppGuards) {
+    if (guard.qualifiedName == qualifiedName) return &guard;
+  }
+  return nullptr;
+}
+
+std::span<const std::string_view> cppMarkers() { return kCppMarkers; }
+
 } // namespace gradlint::rules

@@ -20,10 +20,11 @@ std::string valueText(const ir::Event& event) {
   return "...";
 }
 
-std::string witnessDetail(const ir::FunctionIR& fn, ir::NodeId id) {
+std::string witnessDetail(const ir::FunctionIR& fn, ir::NodeId id, ir::Language language) {
   const ir::Event& event = fn.nodes[id].event;
   switch (event.kind) {
-  case EventKind::SetGrad: return fmt::format("grad mode set by {}", describeToggle(fn, id));
+  case EventKind::SetGrad:
+    return fmt::format("grad mode set by {}", describeToggle(fn, id, language));
   case EventKind::SaveGrad: return fmt::format("grad mode saved in `{}`", event.var);
   case EventKind::RestoreGrad: return fmt::format("grad mode restored from `{}`", event.var);
   case EventKind::Call:
@@ -45,7 +46,9 @@ std::string witnessDetail(const ir::FunctionIR& fn, ir::NodeId id) {
 
 std::string_view shortName(std::string_view qualified) {
   const size_t dot = qualified.rfind('.');
-  return dot == std::string_view::npos ? qualified : qualified.substr(dot + 1);
+  if (dot != std::string_view::npos) return qualified.substr(dot + 1);
+  const size_t scope = qualified.rfind("::");
+  return scope == std::string_view::npos ? qualified : qualified.substr(scope + 2);
 }
 
 std::string displayName(const ir::FunctionIR& fn) {
@@ -55,9 +58,20 @@ std::string displayName(const ir::FunctionIR& fn) {
   return fn.name;
 }
 
-std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle) {
+std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Language language) {
   const ir::Event& event = fn.nodes[toggle].event;
   if (event.kind == EventKind::Call) return fmt::format("`{}()`", shortName(event.callee));
+  if (language == ir::Language::Cpp) {
+    // As written: `at::GradMode::set_enabled(false)`, `c10::GradMode::set_enabled(mode)`.
+    const std::string& callee = event.spelled.empty() ? event.callee : event.spelled;
+    std::string argument = event.argVars.empty() ? std::string() : event.argVars.front();
+    if (argument.empty()) {
+      argument = event.value == ir::GradValue::Enabled    ? "true"
+                 : event.value == ir::GradValue::Disabled ? "false"
+                                                          : "...";
+    }
+    return fmt::format("`{}({})`", callee, argument);
+  }
   if (event.flavor == ir::ApiFlavor::ContextEnteredByHand) {
     return fmt::format("`{}().__enter__()`", event.callee);
   }
@@ -67,7 +81,7 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle) {
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
   const ir::FunctionIR& fn = context.module().units[unitIndex];
   if (fn.kind == ir::UnitKind::ScriptMain || fn.entry == ir::kNoNode) return {};
-  if (fn.name == "__enter__" || fn.name == "__aenter__") return {};
+  if (fn.name == "__enter__" || fn.name == "__aenter__" || fn.enterHalf) return {};
   const ir::GradStateReport& report = context.gradState(unitIndex);
   const ir::FunctionSummary* summary =
       fn.qualifiedName.empty() ? nullptr : context.summaries().find(fn.qualifiedName);
@@ -124,7 +138,7 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
     if (diagnostic.witness.size() == kMaxWitnessSteps) break;
     const ir::SourceRange range =
         kind == EventKind::ExceptionalExit ? fn.nameRange : fn.nodes[id].event.range;
-    diagnostic.witness.push_back({kind, range, witnessDetail(fn, id)});
+    diagnostic.witness.push_back({kind, range, witnessDetail(fn, id, context.module().language)});
   }
 
   if (toggle.kind == EventKind::Call) {

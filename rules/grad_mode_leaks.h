@@ -14,14 +14,17 @@ namespace gradlint::rules {
 // managers, and private helpers whose callers take over the report.
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex);
 
-// How the toggle reads in a message: `torch.set_grad_enabled(False)` or `_enter()`.
-std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle);
+// How the toggle reads in a message: `torch.set_grad_enabled(False)` or `_enter()`; in C++ as
+// written: `at::GradMode::set_enabled(false)`.
+std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle,
+                           ir::Language language = ir::Language::Python);
 
 // Fills range, related locations and witness of a leak diagnostic; the caller sets the code,
 // message and help.
 Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak);
 
-// The last component of a dotted name: helpers read better as `_enter` than fully qualified.
+// The last component of a dotted (or C++ `::`-qualified) name: helpers read better as `_enter`
+// than fully qualified.
 std::string_view shortName(std::string_view qualified);
 
 // The unit name as users read it in messages: `load`, `Model.load`, `<lambda>`.

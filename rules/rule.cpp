@@ -31,9 +31,10 @@ const Rule* findRule(std::string_view code) {
 }
 
 RuleContext::RuleContext(const ir::ModuleIR& module, const ir::SummaryTable& summaries,
-                         const std::vector<Diagnostic>& frontendDiagnostics)
+                         const std::vector<Diagnostic>& frontendDiagnostics,
+                         const SourceText* source)
     : module_(module), summaries_(summaries), frontendDiagnostics_(frontendDiagnostics),
-      gradStates_(module.units.size()) {}
+      source_(source), gradStates_(module.units.size()) {}
 
 const ir::GradStateReport& RuleContext::gradState(size_t unitIndex) {
   auto& slot = gradStates_[unitIndex];

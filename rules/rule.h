@@ -5,6 +5,7 @@
 
 #include "checkers/ir/diagnostic.h"
 #include "checkers/ir/grad_state.h"
+#include "checkers/python/source_text.h"
 
 #include <memory>
 #include <optional>
@@ -24,12 +25,15 @@ struct RuleInfo {
 // What a rule sees of one file: its IR, the run's summaries, and shared analysis results.
 class RuleContext {
 public:
+  // `source` is the file's text, for rules that build fixes (byte edits); may be null.
   RuleContext(const ir::ModuleIR& module, const ir::SummaryTable& summaries,
-              const std::vector<Diagnostic>& frontendDiagnostics);
+              const std::vector<Diagnostic>& frontendDiagnostics,
+              const SourceText* source = nullptr);
 
   const ir::ModuleIR& module() const { return module_; }
   const ir::SummaryTable& summaries() const { return summaries_; }
   const std::vector<Diagnostic>& frontendDiagnostics() const { return frontendDiagnostics_; }
+  const SourceText* source() const { return source_; }
   // The grad-state dataflow of one unit, computed once and shared by every rule.
   const ir::GradStateReport& gradState(size_t unitIndex);
 
@@ -40,6 +44,7 @@ private:
   const ir::ModuleIR& module_;
   const ir::SummaryTable& summaries_;
   const std::vector<Diagnostic>& frontendDiagnostics_;
+  const SourceText* source_;
   std::vector<std::optional<ir::GradStateReport>> gradStates_;
   std::vector<Diagnostic> diagnostics_;
 };
@@ -49,6 +54,9 @@ public:
   virtual ~Rule() = default;
   virtual const RuleInfo& info() const = 0;
   virtual void check(RuleContext& context) const = 0;
+  // Text one of which a file must contain for this rule to find anything in it: files that
+  // contain none of the selected rules' markers are not parsed at all.
+  virtual std::vector<std::string_view> markers() const { return {"grad", "inference_mode"}; }
 };
 
 // Every registered rule, sorted by code.

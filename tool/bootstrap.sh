@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine and builds gradlint into ./build:
 #   - Debian packages (compiler, CMake, tree-sitter runtime, fmt, JSON, CLI11, gtest, libgit2,
-#     lit + FileCheck from llvm-19-tools), installed only when missing;
-#   - the tree-sitter-python grammar from npm, which CMake fetches at configure time;
+#     toml++ for configuration files, xxHash for SARIF fingerprints, dtl for --diff, lit +
+#     FileCheck from llvm-19-tools, pre-commit for the hook's test), installed only when missing;
+#   - from npm, which CMake runs at configure time: the tree-sitter-python grammar, and
+#     Microsoft's SARIF Multitool that validates the SARIF output in the tests;
 #   - the build itself (gradlint, its tests, the benchmark baseline).
 # Safe to re-run: an up-to-date machine and build cost a few seconds.
 set -euo pipefail
@@ -10,7 +12,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           libtree-sitter-dev libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev
-          libgit2-dev llvm-19-tools)
+          libgit2-dev llvm-19-tools libtomlplusplus-dev libxxhash-dev libdtl-dev pre-commit)
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 

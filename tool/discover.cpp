@@ -130,10 +130,35 @@ private:
   std::unordered_map<std::string, bool> cache_;
 };
 
+// A file named on the command line, with --force-exclude: excluded when it or one of the
+// folders it was named through is.
+bool isForceExcluded(const fs::path& file, const DiscoveryOptions& options) {
+  if (matchesAny(options.excludes, file)) return true;
+  if (options.isExcluded && options.isExcluded(file, false)) return true;
+  for (fs::path folder = file.parent_path(); !folder.empty() && folder != folder.parent_path();
+       folder = folder.parent_path()) {
+    const std::string name = folder.filename().string();
+    if (name == "." || name == "..") break;
+    if (matchesAny(options.excludes, folder)) return true;
+    if (options.isExcluded && options.isExcluded(folder, true)) return true;
+  }
+  return false;
+}
+
 } // namespace
 
 bool isPythonPath(const std::string& path) {
   return path.ends_with(".py") || path.ends_with(".pyi");
+}
+
+bool isCppSourcePath(const std::string& path) {
+  return path.ends_with(".cpp") || path.ends_with(".cc") || path.ends_with(".cxx") ||
+         path.ends_with(".cu");
+}
+
+bool isCppPath(const std::string& path) {
+  return isCppSourcePath(path) || path.ends_with(".h") || path.ends_with(".hpp") ||
+         path.ends_with(".hh") || path.ends_with(".hxx") || path.ends_with(".cuh");
 }
 
 SourceFileRef describeFile(const std::string& path) {
@@ -154,11 +179,13 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
       continue;
     }
     if (!fs::is_directory(status)) {
-      // Named on the command line: checked even if it would be excluded when discovered.
+      // Named on the command line: checked even if it would be excluded when discovered,
+      // unless --force-exclude.
       if (!fs::is_regular_file(status)) {
         result.errors.push_back(root + ": not a regular file");
         continue;
       }
+      if (options.forceExclude && isForceExcluded(fs::path(root), options)) continue;
       result.files.push_back(layout.describe(root));
       continue;
     }
@@ -169,7 +196,8 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
       const fs::path directory = std::move(pending.back());
       pending.pop_back();
       std::vector<fs::path> entries;
-      fs::directory_iterator it(directory, fs::directory_options::skip_permission_denied, ec);
+      // An unreadable folder is an error the user must hear about, not an empty one.
+      fs::directory_iterator it(directory, ec);
       if (ec) {
         result.errors.push_back(directory.generic_string() + ": " + ec.message());
         continue;
@@ -183,9 +211,11 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
         if (entryError) continue;
         if (fs::is_directory(entryStatus)) {
           if (isSkippedDirectory(path) || matchesAny(options.excludes, path)) continue;
+          if (options.isExcluded && options.isExcluded(path, true)) continue;
           if (options.respectGitignore && gitIgnore.ignored(path, true)) continue;
           pending.push_back(path);
-        } else if (isPythonPath(path.filename().string())) {
+        } else if (isPythonPath(path.filename().string()) ||
+                   (options.includeCppSources && isCppSourcePath(path.filename().string()))) {
           if (fs::is_symlink(entryStatus)) {
             const fs::file_status target = fs::status(path, entryError);
             if (entryError || !fs::is_regular_file(target)) continue;
@@ -193,6 +223,7 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
             continue; // FIFOs, sockets and devices are never read
           }
           if (matchesAny(options.excludes, path)) continue;
+          if (options.isExcluded && options.isExcluded(path, false)) continue;
           if (options.respectGitignore && gitIgnore.ignored(path, false)) continue;
           std::string display = path.generic_string();
           if (display.starts_with("./")) display = display.substr(2);

@@ -2,6 +2,8 @@
 // and site-packages, with --exclude globs. Also derives each file's module name.
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,14 @@ struct SourceFileRef {
 struct DiscoveryOptions {
   std::vector<std::string> excludes; // fnmatch globs, matched against paths and base names
   bool respectGitignore = true;
+  // More exclusions (the configuration's), asked for each file and folder found; may throw.
+  std::function<bool(const std::filesystem::path& path, bool isDirectory)> isExcluded;
+  // Apply the exclusions to files named on the command line too (for pre-commit, which names
+  // every staged file).
+  bool forceExclude = false;
+  // Also search folders for C++ sources (.cpp .cc .cxx .cu). Set when compile flags are given
+  // (-p or --); C++ files named on the command line are always checked, headers only then.
+  bool includeCppSources = false;
 };
 
 struct DiscoveryResult {
@@ -32,5 +42,10 @@ SourceFileRef describeFile(const std::string& path);
 
 // True for the extensions the Python checker reads.
 bool isPythonPath(const std::string& path);
+
+// True for the extensions the C++ checker reads: .cpp .cc .cxx .cu, and headers .h .hpp (also
+// .hh .hxx .cuh). isCppSourcePath: the sources only.
+bool isCppPath(const std::string& path);
+bool isCppSourcePath(const std::string& path);
 
 } // namespace gradlint

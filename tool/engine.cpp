@@ -2,7 +2,11 @@
 
 #include "checkers/ir/summaries.h"
 #include "checkers/python/frontend.h"
+#include "rules/grad_mode_api.h"
 #include "rules/rule.h"
+#ifdef GRADLINT_WITH_CPP
+#include "checkers/cpp/frontend.h"
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -18,9 +22,6 @@
 namespace gradlint {
 namespace {
 
-// Every rule starts from a grad-mode API, all of whose names contain one of these.
-constexpr std::string_view kGradMarkers[] = {"grad", "inference_mode"};
-
 bool mentionsAny(const std::string& text, const std::vector<std::string>& needles) {
   return std::any_of(needles.begin(), needles.end(), [&](const std::string& needle) {
     return text.find(needle) != std::string::npos;
@@ -29,6 +30,8 @@ bool mentionsAny(const std::string& text, const std::vector<std::string>& needle
 
 struct FileState {
   const FileInput* input = nullptr;
+  std::vector<const rules::Rule*> rules; // to run on this file
+  std::vector<std::string> markers;      // of those rules: text that makes the file worth parsing
   std::shared_ptr<SourceText> source;
   std::optional<python::PythonFileResult> lowered;
   std::string error;
@@ -50,10 +53,68 @@ bool readFile(const std::string& path, std::string& out, std::string& error) {
   return true;
 }
 
-void lowerFile(FileState& state) {
+// The qualified name of the innermost function, lambda or class containing `byte`.
+std::string enclosingScope(const ir::ModuleIR& module, uint32_t byte) {
+  const ir::FunctionIR* innermost = nullptr;
+  for (const ir::FunctionIR& unit : module.units) {
+    if (unit.kind == ir::UnitKind::Module || byte < unit.range.startByte ||
+        byte >= unit.range.endByte) {
+      continue;
+    }
+    if (innermost == nullptr || unit.range.endByte - unit.range.startByte <
+                                    innermost->range.endByte - innermost->range.startByte) {
+      innermost = &unit;
+    }
+  }
+  if (innermost == nullptr) return "";
+  return innermost->qualifiedName.empty() ? innermost->name : innermost->qualifiedName;
+}
+
+void addMarkers(const rules::Rule* rule, std::vector<std::string>& markers) {
+  for (std::string_view marker : rule->markers()) {
+    if (std::find(markers.begin(), markers.end(), marker) == markers.end()) {
+      markers.emplace_back(marker);
+    }
+  }
+}
+
+void lowerCppFile(FileState& state, const CheckOptions& options) {
+  state.lowered.emplace();
+#ifdef GRADLINT_WITH_CPP
+  cpp::CppFileResult result = cpp::analyzeCppFile(*state.source, options.cppCommands.get());
+  state.lowered->module = std::move(result.module);
+  state.lowered->suppressions = std::move(result.suppressions);
+  state.lowered->warnings = std::move(result.warnings);
+#else
+  (void)options;
+  state.lowered->module.language = ir::Language::Cpp;
+  state.lowered->module.path = state.source->path();
+  state.lowered->warnings.push_back(state.source->path() +
+                                    ": not checked: this gradlint was built without C++ "
+                                    "support (GRADLINT_WITH_CPP=OFF)");
+#endif
+}
+
+void lowerFile(FileState& state, const CheckOptions& options) {
   const SourceFileRef& ref = state.input->ref;
+  if (isCppPath(ref.path)) {
+    lowerCppFile(state, options);
+    return;
+  }
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
   state.lowered = python::analyzePythonFile(*state.source, context);
+}
+
+// The text that makes a file worth lowering: the selected rules' markers, or for C++ the
+// names of LibTorch's grad-mode API (compiling is expensive; most files name none of it).
+const std::vector<std::string>& markersFor(const FileState& state) {
+  static const std::vector<std::string> kCpp = [] {
+    std::vector<std::string> out;
+    for (std::string_view marker : rules::cppMarkers()) out.emplace_back(marker);
+    return out;
+  }();
+  if (isCppPath(state.input->ref.path) && !state.markers.empty()) return kCpp;
+  return state.markers;
 }
 
 } // namespace
@@ -99,8 +160,30 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::vector<FileState> states(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) states[i].input = &inputs[i];
 
-  // Read and lower the files that mention a grad-mode API.
-  const std::vector<std::string> markers(std::begin(kGradMarkers), std::end(kGradMarkers));
+  const auto& rules = rules::allRules();
+  std::vector<const rules::Rule*> selected;
+  std::vector<std::string> markers;
+  for (const rules::Rule* rule : rules) {
+    if (!isRuleSelected(rule->info().code, rule->info().preview, options)) continue;
+    selected.push_back(rule);
+    addMarkers(rule, markers);
+  }
+  // Files with a selection of their own (from their configuration) run only those rules.
+  for (FileState& state : states) {
+    if (!state.input->enabledRules) {
+      state.rules = selected;
+      state.markers = markers;
+      continue;
+    }
+    for (const std::string& code : *state.input->enabledRules) {
+      if (const rules::Rule* rule = rules::findRule(code)) {
+        state.rules.push_back(rule);
+        addMarkers(rule, state.markers);
+      }
+    }
+  }
+
+  // Read every file; lower those that contain a marker of a selected rule.
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     std::string bytes;
@@ -110,7 +193,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       return;
     }
     state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
-    if (!options.prefilter || mentionsAny(state.source->bytes(), markers)) lowerFile(state);
+    if (!options.prefilter || mentionsAny(state.source->bytes(), markersFor(state))) {
+      lowerFile(state, options);
+    }
   });
 
   // Summaries across files. A file that never names a grad API can still call a helper that
@@ -125,7 +210,12 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     summaries = ir::computeSummaries(modules);
     std::vector<std::string> names;
     for (const auto& [qualified, summary] : summaries.all()) {
-      std::string name = qualified.substr(qualified.rfind('.') + 1);
+      // The last part of `pkg.mod.f` or of a C++ `ns::Class::f`.
+      const size_t dot = qualified.rfind('.');
+      const size_t scope = qualified.rfind("::");
+      std::string name = dot != std::string::npos ? qualified.substr(dot + 1)
+                         : scope != std::string::npos ? qualified.substr(scope + 2)
+                                                      : qualified;
       if (scannedNames.insert(name).second) names.push_back(std::move(name));
     }
     if (names.empty()) break;
@@ -133,27 +223,21 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
       if (state.lowered || !state.source || !mentionsAny(state.source->bytes(), names)) return;
-      lowerFile(state);
+      lowerFile(state, options);
       ++added;
     });
     if (added == 0) break;
   }
 
   // Rules.
-  const auto& rules = rules::allRules();
-  std::vector<const rules::Rule*> selected;
-  for (const rules::Rule* rule : rules) {
-    if (isRuleSelected(rule->info().code, rule->info().preview, options)) {
-      selected.push_back(rule);
-    }
-  }
   std::vector<std::vector<Diagnostic>> perFile(states.size());
+  std::vector<std::vector<std::string>> perFileScopes(states.size());
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     if (!state.lowered) return;
     rules::RuleContext context(state.lowered->module, summaries,
-                               state.lowered->frontendDiagnostics);
-    for (const rules::Rule* rule : selected) rule->check(context);
+                               state.lowered->frontendDiagnostics, state.source.get());
+    for (const rules::Rule* rule : state.rules) rule->check(context);
     std::vector<Diagnostic> diagnostics = context.takeDiagnostics();
     const Suppressions& suppressions = state.lowered->suppressions;
     std::erase_if(diagnostics, [&](const Diagnostic& d) {
@@ -171,6 +255,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
                                            a.range.endByte == b.range.endByte;
                                   }),
                       diagnostics.end());
+    for (const Diagnostic& d : diagnostics) {
+      perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
+    }
     perFile[i] = std::move(diagnostics);
   });
 
@@ -185,7 +272,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       ++result.filesAnalysed;
       for (std::string& warning : state.lowered->warnings) result.warnings.push_back(warning);
     }
-    if (!perFile[i].empty()) result.files.push_back({state.source, std::move(perFile[i])});
+    if (!perFile[i].empty()) {
+      result.files.push_back({state.source, std::move(perFile[i]), std::move(perFileScopes[i])});
+    }
   }
   std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {
     return a.source->path() < b.source->path();

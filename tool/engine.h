@@ -14,21 +14,33 @@
 
 namespace gradlint {
 
+namespace cpp {
+class CompileCommands; // checkers/cpp/frontend.h
+} // namespace cpp
+
 struct CheckOptions {
   std::vector<std::string> select; // code prefixes or "ALL"; empty: every non-preview rule
   std::vector<std::string> ignore;
   bool prefilter = true; // skip files that cannot mention a grad-mode API
   unsigned threads = 0;  // 0: all cores
+  // C++ files: where their compile flags come from (-p, --); null: Clang's defaults.
+  std::shared_ptr<const cpp::CompileCommands> cppCommands;
 };
 
 struct FileInput {
   SourceFileRef ref;
-  std::optional<std::string> contents; // set for stdin
+  std::optional<std::string> contents; // set for stdin, and for text being fixed
+  // The codes of the rules to run on this file (from its configuration); unset: the run's
+  // selection from CheckOptions.
+  std::optional<std::vector<std::string>> enabledRules;
 };
 
 struct FileReport {
   std::shared_ptr<const SourceText> source;
   std::vector<Diagnostic> diagnostics; // sorted by position
+  // Per diagnostic: the qualified name of the innermost function or class around it, "" at
+  // module level (SARIF fingerprints use it instead of the line number).
+  std::vector<std::string> scopes;
 };
 
 struct CheckResult {

@@ -2,9 +2,14 @@
 #include "checkers/ir/cfg_dump.h"
 #include "checkers/python/frontend.h"
 #include "rules/rule.h"
+#include "tool/config.h"
 #include "tool/discover.h"
 #include "tool/engine.h"
+#include "tool/fixes.h"
 #include "tool/render.h"
+#ifdef GRADLINT_WITH_CPP
+#include "checkers/cpp/frontend.h"
+#endif
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -31,33 +36,30 @@ struct CheckArgs {
   std::vector<std::string> paths;
   std::string outputFormat = "full";
   std::vector<std::string> select;
+  std::vector<std::string> extendSelect;
   std::vector<std::string> ignore;
   std::vector<std::string> exclude;
   std::string stdinFilename;
+  std::string configPath;
+  bool preview = false;
+  bool forceExclude = false;
+  bool fix = false;
+  bool unsafeFixes = false;
+  bool diff = false;
   bool exitZero = false;
   bool statistics = false;
   bool noPrefilter = false;
   bool noRespectGitignore = false;
   unsigned threads = 0;
+  // C++ files: compile flags from -p (compile_commands.json) and/or after `--`, as clang-tidy.
+  std::string buildPath;
+  std::vector<std::string> compileArgs;
+  bool compileArgsGiven = false;
 };
-
-std::vector<std::string> normaliseCodes(const std::vector<std::string>& codes) {
-  std::vector<std::string> out;
-  for (std::string code : codes) {
-    for (char& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (!code.empty()) out.push_back(code);
-  }
-  return out;
-}
 
 bool validateCodes(const std::vector<std::string>& codes, const char* option) {
   for (const std::string& code : codes) {
-    if (code == "ALL") continue;
-    bool known = false;
-    for (const rules::Rule* rule : rules::allRules()) {
-      known = known || std::string_view(rule->info().code).starts_with(code);
-    }
-    if (!known) {
+    if (!isKnownSelector(code)) {
       std::cerr << fmt::format("gradlint: error: {} `{}` matches no rule (see `gradlint rule "
                                "--all`)\n",
                                option, code);
@@ -67,50 +69,161 @@ bool validateCodes(const std::vector<std::string>& codes, const char* option) {
   return true;
 }
 
+std::string plural(size_t count) { return count == 1 ? "error" : "errors"; }
+
+// --fix and --diff: apply the fixes in memory, then write them, print them as a diff, or (for
+// stdin) print the fixed source.
+int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInput> inputs,
+                 const CheckOptions& options, bool readsStdin, std::vector<std::string> errors) {
+  const std::string stdinText = readsStdin ? inputs.front().contents.value_or("") : "";
+  FixRun run = runFixes(std::move(inputs), options, args.unsafeFixes);
+  errors.insert(errors.end(), run.remaining.errors.begin(), run.remaining.errors.end());
+  std::vector<std::string> warnings = run.remaining.warnings;
+  warnings.insert(warnings.end(), run.warnings.begin(), run.warnings.end());
+  auto finish = [&](int status) {
+    for (const std::string& warning : warnings) {
+      std::cerr << "gradlint: warning: " << warning << '\n';
+    }
+    for (const std::string& error : errors) std::cerr << "gradlint: error: " << error << '\n';
+    return errors.empty() ? status : kExitError;
+  };
+
+  if (args.diff) {
+    for (const FixedFile& file : run.files) {
+      std::cout << unifiedDiff(file.path, file.original, file.fixed);
+    }
+    if (run.fixed > 0) std::cerr << fmt::format("Would fix {} {}.\n", run.fixed, plural(run.fixed));
+    return finish(run.files.empty() ? kExitClean : kExitFindings);
+  }
+
+  size_t fixed = 0;
+  const FixedFile* stdinFix = nullptr;
+  for (const FixedFile& file : run.files) {
+    if (readsStdin && file.input == 0) {
+      stdinFix = &file;
+      fixed += file.fixes;
+      continue;
+    }
+    std::string error;
+    if (writeFileAtomically(file.path, file.fixed, error)) {
+      fixed += file.fixes;
+    } else {
+      errors.push_back(error + " (left unchanged)");
+    }
+  }
+  // Fixed source goes to stdout when it came from stdin (as ruff does), the report to stderr.
+  std::ostream& report = readsStdin ? std::cerr : std::cout;
+  if (readsStdin) {
+    if (stdinFix != nullptr) {
+      std::cout << stdinFix->fixed;
+    } else {
+      std::cout << stdinText;
+    }
+  }
+  if (args.statistics) {
+    renderStatistics(run.remaining, report);
+  } else {
+    render(run.remaining, format, report);
+  }
+  if (fixed > 0) {
+    std::ostream& summary = isMachineReadable(format) ? std::cerr : report;
+    summary << fmt::format("Fixed {} {}.\n", fixed, plural(fixed));
+  }
+  const bool findingsLeft = !run.remaining.files.empty();
+  return finish(findingsLeft && !args.exitZero ? kExitFindings : kExitClean);
+}
+
 int runCheckCommand(const CheckArgs& args) {
   OutputFormat format{};
   if (!parseOutputFormat(args.outputFormat, format)) {
-    std::cerr << fmt::format("gradlint: error: unknown output format `{}` (expected full, "
-                             "concise or json)\n",
-                             args.outputFormat);
+    std::cerr << fmt::format("gradlint: error: unknown output format `{}` (expected {})\n",
+                             args.outputFormat, outputFormatNames());
     return kExitError;
+  }
+  CliSelection cli;
+  if (!args.select.empty()) cli.select = normaliseCodes(args.select);
+  cli.extendSelect = normaliseCodes(args.extendSelect);
+  cli.ignore = normaliseCodes(args.ignore);
+  cli.preview = args.preview;
+  if (!validateCodes(cli.select.value_or(std::vector<std::string>{}), "--select") ||
+      !validateCodes(cli.extendSelect, "--extend-select") ||
+      !validateCodes(cli.ignore, "--ignore")) {
+    return kExitError;
+  }
+  if (args.unsafeFixes && !args.fix && !args.diff) {
+    std::cerr << "gradlint: warning: --unsafe-fixes applies nothing without --fix or --diff\n";
   }
   CheckOptions options;
-  options.select = normaliseCodes(args.select);
-  options.ignore = normaliseCodes(args.ignore);
+  options.select = cli.select.value_or(std::vector<std::string>{});
+  options.ignore = cli.ignore;
   options.prefilter = !args.noPrefilter;
   options.threads = args.threads;
-  if (!validateCodes(options.select, "--select") || !validateCodes(options.ignore, "--ignore")) {
+  const bool cppFlags = !args.buildPath.empty() || args.compileArgsGiven;
+#ifdef GRADLINT_WITH_CPP
+  {
+    std::string error;
+    options.cppCommands = cpp::CompileCommands::load(
+        cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven}, error);
+    if (!options.cppCommands) {
+      std::cerr << "gradlint: error: " << error << '\n';
+      return kExitError;
+    }
+  }
+#else
+  if (cppFlags) {
+    std::cerr << "gradlint: warning: -p and `--` are for C++ files, which this gradlint was built "
+                 "without (GRADLINT_WITH_CPP=OFF)\n";
+  }
+#endif
+  std::vector<FileInput> inputs;
+  std::vector<std::string> errors;
+  bool readsStdin = false;
+  try {
+    ConfigResolver configs(args.configPath.empty() ? std::nullopt
+                                                   : std::optional<std::string>(args.configPath));
+    std::vector<std::string> roots;
+    for (const std::string& path : args.paths) {
+      if (path == "-") {
+        readsStdin = true;
+      } else {
+        roots.push_back(path);
+      }
+    }
+    if (args.paths.empty()) roots.push_back(".");
+    if (readsStdin) {
+      FileInput input;
+      input.ref = describeFile(args.stdinFilename.empty() ? "-" : args.stdinFilename);
+      input.contents = std::string(std::istreambuf_iterator<char>(std::cin), {});
+      inputs.push_back(std::move(input));
+    }
+    if (!roots.empty()) {
+      DiscoveryOptions discovery;
+      discovery.excludes = args.exclude;
+      discovery.respectGitignore = !args.noRespectGitignore;
+      discovery.forceExclude = args.forceExclude;
+      discovery.includeCppSources = cppFlags;
+      discovery.isExcluded = [&](const std::filesystem::path& path, bool isDirectory) {
+        const auto settings =
+            isDirectory ? configs.settingsForFolder(path) : configs.settingsForFile(path);
+        return isExcluded(*settings, path);
+      };
+      DiscoveryResult found = discoverFiles(roots, discovery);
+      errors = std::move(found.errors);
+      for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt, {}});
+    }
+    // Each file runs the rules its nearest configuration and the command line select.
+    for (FileInput& input : inputs) {
+      const std::filesystem::path path = input.ref.path;
+      input.enabledRules = enabledRules(*configs.settingsForFile(path), cli, path);
+    }
+  } catch (const ConfigError& error) {
+    std::cerr << "gradlint: error: " << error.what() << '\n';
     return kExitError;
   }
 
-  std::vector<FileInput> inputs;
-  std::vector<std::string> roots;
-  bool readsStdin = false;
-  for (const std::string& path : args.paths) {
-    if (path == "-") {
-      readsStdin = true;
-    } else {
-      roots.push_back(path);
-    }
+  if (args.fix || args.diff) {
+    return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
   }
-  if (args.paths.empty()) roots.push_back(".");
-  std::vector<std::string> errors;
-  if (readsStdin) {
-    FileInput input;
-    input.ref = describeFile(args.stdinFilename.empty() ? "-" : args.stdinFilename);
-    input.contents = std::string(std::istreambuf_iterator<char>(std::cin), {});
-    inputs.push_back(std::move(input));
-  }
-  if (!roots.empty()) {
-    DiscoveryOptions discovery;
-    discovery.excludes = args.exclude;
-    discovery.respectGitignore = !args.noRespectGitignore;
-    DiscoveryResult found = discoverFiles(roots, discovery);
-    errors = std::move(found.errors);
-    for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt});
-  }
-
   CheckResult result = runCheck(inputs, options);
   errors.insert(errors.end(), result.errors.begin(), result.errors.end());
   if (args.statistics) {
@@ -169,7 +282,7 @@ int runRuleCommand(const std::string& code, bool all, const std::string& outputF
   return kExitClean;
 }
 
-int runDebugCfg(const std::string& path) {
+int runDebugCfg(const std::string& path, const std::vector<std::string>& compileArgs) {
   std::ifstream stream(path, std::ios::binary);
   if (!stream) {
     std::cerr << fmt::format("gradlint: error: {}: cannot read\n", path);
@@ -178,6 +291,23 @@ int runDebugCfg(const std::string& path) {
   std::string bytes((std::istreambuf_iterator<char>(stream)), {});
   const SourceFileRef ref = describeFile(path);
   SourceText source(path, std::move(bytes));
+  if (isCppPath(path)) {
+#ifdef GRADLINT_WITH_CPP
+    std::string error;
+    const auto commands =
+        cpp::CompileCommands::load(cpp::CompileOptions{"", compileArgs, true}, error);
+    const cpp::CppFileResult lowered = cpp::analyzeCppFile(source, commands.get());
+    for (const std::string& warning : lowered.warnings) {
+      std::cerr << "gradlint: warning: " << warning << '\n';
+    }
+    for (const ir::FunctionIR& fn : lowered.module.units) std::cout << ir::dumpCfg(fn);
+    return kExitClean;
+#else
+    (void)compileArgs;
+    std::cerr << "gradlint: error: built without C++ support (GRADLINT_WITH_CPP=OFF)\n";
+    return kExitError;
+#endif
+  }
   python::PythonFileResult result = python::analyzePythonFile(
       source, python::ModuleContext{ref.moduleName, ref.isPackageInit, ref.inPackage});
   for (const ir::FunctionIR& fn : result.module.units) std::cout << ir::dumpCfg(fn);
@@ -192,11 +322,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   CheckArgs check;
-  CLI::App* checkCommand = app.add_subcommand("check", "Check Python files for grad-mode misuse");
+  CLI::App* checkCommand =
+      app.add_subcommand("check", "Check Python and C++ files for grad-mode misuse");
   checkCommand->add_option("paths", check.paths, "Files or folders to check (default: .; - reads stdin)");
-  checkCommand->add_option("--output-format", check.outputFormat, "full, concise or json")
+  checkCommand
+      ->add_option("--output-format", check.outputFormat,
+                   "full, concise, json, json-lines, github, sarif or junit")
       ->capture_default_str();
   checkCommand->add_option("--select", check.select, "Rule codes or prefixes to enable (ALL)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  checkCommand
+      ->add_option("--extend-select", check.extendSelect,
+                   "Rule codes or prefixes to enable on top of the configured selection")
       ->delimiter(',')
       ->allow_extra_args(false);
   checkCommand->add_option("--ignore", check.ignore, "Rule codes or prefixes to disable")
@@ -207,11 +345,26 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   checkCommand->add_option("--stdin-filename", check.stdinFilename,
                            "The path to report for input read from stdin");
+  checkCommand->add_option("--config", check.configPath,
+                           "Configuration file for every path (pyproject.toml or gradlint.toml); "
+                           "default: the nearest one above each file");
+  checkCommand->add_flag("--preview", check.preview, "Let ALL select preview rules too");
+  checkCommand->add_flag("--force-exclude", check.forceExclude,
+                         "Apply exclusions to files named on the command line too");
+  checkCommand->add_flag("--fix", check.fix, "Apply safe fixes");
+  checkCommand->add_flag("--unsafe-fixes", check.unsafeFixes,
+                         "With --fix or --diff, apply unsafe fixes too");
+  checkCommand->add_flag("--diff", check.diff,
+                         "Print the fixes as a unified diff instead of writing them (exit 1 "
+                         "when there are any)");
   checkCommand->add_flag("--exit-zero", check.exitZero, "Exit 0 even when there are findings");
   checkCommand->add_flag("--statistics", check.statistics, "Print counts per rule instead");
   checkCommand->add_flag("--no-respect-gitignore", check.noRespectGitignore,
                          "Check files that .gitignore excludes");
   checkCommand->add_option("-j,--threads", check.threads, "Worker threads (default: all cores)");
+  checkCommand->add_option("-p,--build-path", check.buildPath,
+                           "C++: a folder with compile_commands.json (or below one), as for "
+                           "clang-tidy; compile flags can also follow `--`");
   checkCommand->add_flag("--no-prefilter", check.noPrefilter,
                          "Parse every file, even those that name no grad-mode API")
       ->group("");
@@ -227,9 +380,19 @@ int main(int argc, char** argv) {
   std::string debugPath;
   CLI::App* debugCommand = app.add_subcommand("debug", "Developer views of the analysis");
   CLI::App* cfgCommand = debugCommand->add_subcommand("cfg", "Print the Grad IR CFG of a file");
-  cfgCommand->add_option("file", debugPath, "Python file")->required();
+  cfgCommand->add_option("file", debugPath, "Python or C++ file (C++ flags after `--`)")
+      ->required();
   debugCommand->require_subcommand(1);
 
+  // Everything after `--` is C++ compile flags, as for clang-tidy: `gradlint check f.cpp --
+  // -std=c++17 -Iinclude`. CLI11 would take them for paths.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) != "--") continue;
+    check.compileArgs.assign(argv + i + 1, argv + argc);
+    check.compileArgsGiven = true;
+    argc = i;
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -252,7 +415,7 @@ int main(int argc, char** argv) {
       }
       return runRuleCommand(ruleCode, allRules, ruleFormat);
     }
-    if (cfgCommand->parsed()) return runDebugCfg(debugPath);
+    if (cfgCommand->parsed()) return runDebugCfg(debugPath, check.compileArgs);
   } catch (const std::exception& e) {
     std::cerr << "gradlint: internal error: " << e.what() << '\n';
     return kExitError;

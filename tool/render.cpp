@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <system_error>
 
 #ifndef GRADLINT_DOCS_URL
 #define GRADLINT_DOCS_URL "https://github.com/gradlint/gradlint/blob/main/docs/rules/"
@@ -93,6 +94,22 @@ std::string absolutePath(const std::string& path) {
   return ec ? path : absolute.lexically_normal().string();
 }
 
+// ruff's `fix` object: null, or the applicability, a message and the edits with positions.
+ordered_json fixJson(const SourceText& source, const std::optional<Fix>& fix) {
+  if (!fix) return nullptr;
+  ordered_json edits = ordered_json::array();
+  for (const Edit& edit : fix->edits) {
+    const ir::SourceRange range = source.range(edit.startByte, edit.endByte);
+    edits.push_back({{"content", edit.replacement},
+                     {"end_location", position(range.endLine, range.endColumn)},
+                     {"location", position(range.startLine, range.startColumn)}});
+  }
+  return ordered_json{
+      {"applicability", fix->applicability == Applicability::Safe ? "safe" : "unsafe"},
+      {"edits", edits},
+      {"message", fix->message}};
+}
+
 ordered_json toJson(const FileReport& file, const Diagnostic& d) {
   ordered_json related = ordered_json::array();
   for (const RelatedLocation& r : d.related) {
@@ -112,7 +129,7 @@ ordered_json toJson(const FileReport& file, const Diagnostic& d) {
                       {"code", d.code},
                       {"end_location", position(d.range.endLine, d.range.endColumn)},
                       {"filename", absolutePath(file.source->path())},
-                      {"fix", nullptr},
+                      {"fix", fixJson(*file.source, d.fix)},
                       {"location", position(d.range.startLine, d.range.startColumn)},
                       {"message", d.message},
                       {"noqa_row", d.range.startLine + 1},
@@ -123,12 +140,163 @@ ordered_json toJson(const FileReport& file, const Diagnostic& d) {
                       {"witness", witness}};
 }
 
+// GitHub workflow commands: data escapes %, CR and LF; property values also `:` and `,`.
+std::string githubEscape(std::string_view text, bool property) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+    case '%': out += "%25"; break;
+    case '\r': out += "%0D"; break;
+    case '\n': out += "%0A"; break;
+    case ':': out += property ? "%3A" : ":"; break;
+    case ',': out += property ? "%2C" : ","; break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string_view githubCommand(Severity severity) {
+  switch (severity) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Info: break;
+  }
+  return "notice";
+}
+
+void renderGithub(const CheckResult& result, std::ostream& out) {
+  for (const FileReport& file : result.files) {
+    const std::string path = pathFromWorkingDirectory(file.source->path());
+    for (const Diagnostic& d : file.diagnostics) {
+      // Columns are 1-based; the end column is exclusive, as in the JSON output.
+      out << "::" << githubCommand(d.severity) << " file=" << githubEscape(path, true)
+          << ",line=" << d.range.startLine + 1 << ",col=" << d.range.startColumn + 1
+          << ",endLine=" << d.range.endLine + 1 << ",endColumn=" << d.range.endColumn + 1
+          << ",title=" << githubEscape(d.code, true) << "::"
+          << githubEscape(fmt::format("{}: {} {}", location(path, d.range), d.code, d.message),
+                          false)
+          << '\n';
+    }
+  }
+}
+
+// XML text and attribute content: markup characters escaped, characters XML 1.0 forbids
+// (controls, invalid UTF-8 from file names) replaced by U+FFFD so the report stays well-formed.
+std::string xmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\t': out += "&#9;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      default: out += c < 0x20 || c == 0x7F ? std::string("\xEF\xBF\xBD") : std::string(1, text[i]);
+      }
+      ++i;
+      continue;
+    }
+    // A well-formed multi-byte sequence is copied; anything else becomes U+FFFD.
+    size_t length = 0; // of the sequence `c` starts: 0 for a byte that cannot start one
+    if (c >= 0xC2 && c <= 0xDF) length = 2;
+    else if (c >= 0xE0 && c <= 0xEF) length = 3;
+    else if (c >= 0xF0 && c <= 0xF4) length = 4;
+    bool valid = length > 0 && i + length <= text.size();
+    uint32_t codePoint = c & (0x7F >> length);
+    for (size_t k = 1; valid && k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      valid = (next & 0xC0) == 0x80;
+      codePoint = (codePoint << 6) | (next & 0x3F);
+    }
+    // Overlong forms, surrogates and the non-characters XML excludes are not text.
+    const bool overlong =
+        (length == 3 && codePoint < 0x800) || (length == 4 && codePoint < 0x10000);
+    const bool excluded = (codePoint >= 0xD800 && codePoint <= 0xDFFF) || codePoint == 0xFFFE ||
+                          codePoint == 0xFFFF || codePoint > 0x10FFFF;
+    valid = valid && !overlong && !excluded;
+    if (valid) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+// JUnit XML as GitLab and Jenkins read it (ruff's layout): a testsuite per file, a failing
+// testcase per finding; a single passing testcase when there is nothing to report.
+void renderJunit(const CheckResult& result, std::ostream& out) {
+  size_t total = 0;
+  for (const FileReport& file : result.files) total += file.diagnostics.size();
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << fmt::format("<testsuites name=\"gradlint\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                     std::max<size_t>(total, 1), total);
+  if (total == 0) {
+    out << "  <testsuite name=\"gradlint\" tests=\"1\" failures=\"0\" errors=\"0\">\n"
+           "    <testcase name=\"No errors found\" classname=\"gradlint\"/>\n"
+           "  </testsuite>\n";
+  }
+  for (const FileReport& file : result.files) {
+    const std::string path = xmlEscape(file.source->path());
+    out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                       path, file.diagnostics.size(), file.diagnostics.size());
+    for (const Diagnostic& d : file.diagnostics) {
+      const uint32_t row = d.range.startLine + 1;
+      const uint32_t column = d.range.startColumn + 1;
+      out << fmt::format("    <testcase name=\"org.gradlint.{}\" classname=\"{}\" file=\"{}\" "
+                         "line=\"{}\" column=\"{}\">\n",
+                         xmlEscape(d.code), path, path, row, column);
+      out << fmt::format(
+          "      <failure message=\"{}\" type=\"{}\">line {}, col {}, {} {}</failure>\n",
+          xmlEscape(d.message), xmlEscape(d.code), row, column, xmlEscape(d.code),
+          xmlEscape(d.message));
+      out << "    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+}
+
 } // namespace
+
+std::string pathFromWorkingDirectory(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec) return path;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (ec) return path;
+  const fs::path relative = absolute.lexically_relative(cwd);
+  if (relative.empty() || *relative.begin() == "..") return path;
+  return relative.generic_string();
+}
+
+bool isMachineReadable(OutputFormat format) {
+  return format != OutputFormat::Full && format != OutputFormat::Concise;
+}
+
+std::string_view outputFormatNames() {
+  return "full, concise, json, json-lines, github, sarif or junit";
+}
 
 bool parseOutputFormat(std::string_view name, OutputFormat& format) {
   if (name == "full") format = OutputFormat::Full;
   else if (name == "concise") format = OutputFormat::Concise;
   else if (name == "json") format = OutputFormat::Json;
+  else if (name == "json-lines") format = OutputFormat::JsonLines;
+  else if (name == "github") format = OutputFormat::Github;
+  else if (name == "sarif") format = OutputFormat::Sarif;
+  else if (name == "junit") format = OutputFormat::Junit;
   else return false;
   return true;
 }
@@ -146,6 +314,22 @@ void render(const CheckResult& result, OutputFormat format, std::ostream& out) {
     // Bad bytes in a message (from the user's source) must not make the output invalid JSON.
     out << all.dump(2, ' ', false, ordered_json::error_handler_t::replace) << '\n';
     return;
+  }
+  switch (format) {
+  case OutputFormat::JsonLines:
+    for (const FileReport& file : result.files) {
+      for (const Diagnostic& d : file.diagnostics) {
+        out << toJson(file, d).dump(-1, ' ', false, ordered_json::error_handler_t::replace)
+            << '\n';
+      }
+    }
+    return;
+  case OutputFormat::Github: renderGithub(result, out); return;
+  case OutputFormat::Sarif: renderSarif(result, out); return;
+  case OutputFormat::Junit: renderJunit(result, out); return;
+  case OutputFormat::Full:
+  case OutputFormat::Concise:
+  case OutputFormat::Json: break;
   }
   size_t count = 0;
   for (const FileReport& file : result.files) {

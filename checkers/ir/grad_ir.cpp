@@ -40,6 +40,10 @@ std::string_view toString(EventKind kind) {
   case EventKind::Train: return "Train";
   case EventKind::Eval: return "Eval";
   case EventKind::Assign: return "Assign";
+  case EventKind::Offload: return "Offload";
+  case EventKind::ResetPlacement: return "ResetPlacement";
+  case EventKind::MoveTo: return "MoveTo";
+  case EventKind::LocalFunctionDecl: return "LocalFunctionDecl";
   }
   return "?";
 }

@@ -45,9 +45,17 @@ enum class EventKind : uint8_t {
   Backward, // var.backward(), scaler.scale(var).backward(), accelerator.backward(var)
   Step,     // optimizer step: var.step(), scaler.step(var)
   ZeroGrad, // var.zero_grad(), var.grad = None, var.grad.zero_()
-  Train,    // var.train() / var.train(True)
+  Train,    // var is trained: .train(), .requires_grad_(), optimizer over its parameters, ...
   Eval,     // var.eval() / var.train(False)
   Assign,   // var <- deps: a definition, for value-flow rules
+  // Placement: `var` gets offload hooks (weights moved between devices around each forward),
+  // or has them removed.
+  Offload,
+  ResetPlacement,
+  MoveTo, // var.to(device): moves the weights but leaves offload hooks in place
+  // C++: `T name();` at block scope declares a function (the most vexing parse), so no object
+  // is made. callee: the declared return type (qualified), var: the name, spelled: T as written.
+  LocalFunctionDecl,
 };
 
 std::string_view toString(EventKind kind);
@@ -65,6 +73,8 @@ struct Event {
   bool mayRaise = false;
   bool resultDiscarded = false; // Call used as a bare statement
   bool guardNotCalled = false;  // EnterGuard: `with torch.no_grad:` (the class, not an instance)
+  bool guardTemporary = false;  // EnterGuard (C++): an unnamed temporary `T();`, destroyed (and
+                                // so exited) at the end of its statement
   int32_t argIndex = -1;        // RestoreArg: which parameter
   SourceRange range;
   std::string callee;   // Call/SetGrad/EnterGuard: resolved qualified name (or spelled name)
@@ -74,6 +84,8 @@ struct Event {
   std::string spelled;              // Call: the callee as written (`self.model`, `opt.step`)
   std::vector<std::string> deps;    // Assign: names the value was computed from
   bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view
+  std::string aliasOf;              // Assign: `unet = pipe.unet` -> "pipe.unet"
+  bool mayOffload = false;          // Offload: only possibly (device_map="auto", a variable)
   // Where the event sits: loop nesting, and the innermost lexical grad-mode region (with-block
   // or function decorator) with the node that entered it (kNoNode for a decorator).
   uint16_t loopDepth = 0;
@@ -105,6 +117,9 @@ struct FunctionIR {
   std::vector<std::string> decorators; // resolved qualified names
   bool isGenerator = false;
   bool isAsync = false;
+  // The enter half of a guard whose exit half restores grad mode: a C++ constructor of a class
+  // whose destructor restores it (like Python's `__enter__`). Its toggles are not leaks.
+  bool enterHalf = false;
   std::vector<Node> nodes;
   NodeId entry = kNoNode;
   NodeId normalExit = kNoNode;
@@ -117,8 +132,11 @@ struct FunctionIR {
   }
 };
 
+enum class Language : uint8_t { Python, Cpp };
+
 // Everything one source file lowers to.
 struct ModuleIR {
+  Language language = Language::Python; // messages and help text depend on it
   std::string path;
   std::string moduleName; // dotted, from the package layout; empty for a loose script
   bool inPackage = false; // its folder has __init__.py

@@ -18,9 +18,25 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
   const bool changed = old.mayLeaveDisabled != summary.mayLeaveDisabled ||
                        old.mayLeaveInherited != summary.mayLeaveInherited ||
                        old.returnsSavedMode != summary.returnsSavedMode ||
-                       old.restoresArgs != summary.restoresArgs;
+                       old.restoresArgs != summary.restoresArgs ||
+                       old.runsBackward != summary.runsBackward ||
+                       old.stepsOptimizer != summary.stepsOptimizer ||
+                       old.resetsGradients != summary.resetsGradients ||
+                       old.offloadsArgs != summary.offloadsArgs;
   old = summary;
   return changed;
+}
+
+void SummaryTable::addCallSite(const std::string& qualifiedName, bool gradDisabled) {
+  CallSites& sites = callSites_[qualifiedName];
+  ++sites.total;
+  sites.gradDisabled += gradDisabled;
+}
+
+bool SummaryTable::calledOnlyWithGradDisabled(const std::string& qualifiedName) const {
+  auto it = callSites_.find(qualifiedName);
+  return it != callSites_.end() && it->second.total > 0 &&
+         it->second.total == it->second.gradDisabled;
 }
 
 int SummaryTable::callerCount(const std::string& qualifiedName) const {

@@ -18,6 +18,11 @@ struct FunctionSummary {
   bool mayLeaveInherited = true; // some return leaves the caller's mode as it was
   bool returnsSavedMode = false; // returns the mode it saved (prev = _enter())
   std::vector<int> restoresArgs; // set_grad_enabled(param) for these parameters
+  // Training effects somewhere in the body (for loops that call helpers).
+  bool runsBackward = false;
+  bool stepsOptimizer = false;
+  bool resetsGradients = false;
+  std::vector<int> offloadsArgs; // parameters it attaches offload hooks to
   // The toggle behind mayLeaveDisabled, for related locations in the caller's report.
   std::string togglePath;
   SourceRange toggleRange;
@@ -31,12 +36,21 @@ public:
   bool update(const std::string& qualifiedName, const FunctionSummary& summary);
   void addCaller(const std::string& qualifiedName) { ++callers_[qualifiedName]; }
   int callerCount(const std::string& qualifiedName) const;
+  // Every call site of a function in the run, and whether it sits in a grad-disabled region.
+  void addCallSite(const std::string& qualifiedName, bool gradDisabled);
+  // True when the function has call sites and all of them run with grad disabled.
+  bool calledOnlyWithGradDisabled(const std::string& qualifiedName) const;
   bool empty() const { return summaries_.empty(); }
   const std::unordered_map<std::string, FunctionSummary>& all() const { return summaries_; }
 
 private:
   std::unordered_map<std::string, FunctionSummary> summaries_;
   std::unordered_map<std::string, int> callers_;
+  struct CallSites {
+    int total = 0;
+    int gradDisabled = 0;
+  };
+  std::unordered_map<std::string, CallSites> callSites_;
 };
 
 // A small sorted set of node ids (toggles). Functions hold few toggles, so a vector wins.

@@ -12,7 +12,11 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
     case EventKind::SetGrad:
     case EventKind::SaveGrad:
     case EventKind::RestoreGrad:
-    case EventKind::RestoreArg: return true;
+    case EventKind::RestoreArg:
+    case EventKind::Backward:
+    case EventKind::Step:
+    case EventKind::ZeroGrad:
+    case EventKind::Offload: return true;
     case EventKind::Call:
       if (!node.event.callee.empty() && table.find(node.event.callee) != nullptr) return true;
       break;
@@ -39,6 +43,25 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     if (!report.flow.reached[id]) continue;
     const Event& event = fn.nodes[id].event;
     const GradFact& in = report.flow.in[id];
+    summary.runsBackward = summary.runsBackward || event.kind == EventKind::Backward;
+    summary.stepsOptimizer = summary.stepsOptimizer || event.kind == EventKind::Step;
+    summary.resetsGradients = summary.resetsGradients || event.kind == EventKind::ZeroGrad;
+    if (event.kind == EventKind::Offload && !event.mayOffload) {
+      const auto param = std::find(fn.params.begin(), fn.params.end(), event.var);
+      const int index = static_cast<int>(param - fn.params.begin());
+      if (param != fn.params.end() &&
+          std::find(summary.offloadsArgs.begin(), summary.offloadsArgs.end(), index) ==
+              summary.offloadsArgs.end()) {
+        summary.offloadsArgs.push_back(index);
+      }
+    }
+    if (event.kind == EventKind::Call && !event.callee.empty()) {
+      if (const FunctionSummary* callee = table.find(event.callee)) {
+        summary.runsBackward = summary.runsBackward || callee->runsBackward;
+        summary.stepsOptimizer = summary.stepsOptimizer || callee->stepsOptimizer;
+        summary.resetsGradients = summary.resetsGradients || callee->resetsGradients;
+      }
+    }
     if (event.kind == EventKind::RestoreArg && event.argIndex >= 0 &&
         std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), event.argIndex) ==
             summary.restoresArgs.end()) {
@@ -107,7 +130,9 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules) {
       const GradStateReport report = analyzeGradState(fn, &table);
       const FunctionSummary summary = summarize(fn, report, table, *candidate.path);
       const bool meaningful = summary.mayLeaveDisabled || !summary.mayLeaveInherited ||
-                              summary.returnsSavedMode || !summary.restoresArgs.empty();
+                              summary.returnsSavedMode || !summary.restoresArgs.empty() ||
+                              summary.runsBackward || summary.stepsOptimizer ||
+                              summary.resetsGradients || !summary.offloadsArgs.empty();
       if (meaningful || table.find(fn.qualifiedName) != nullptr) {
         changed = table.update(fn.qualifiedName, summary) || changed;
       }
@@ -117,10 +142,9 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules) {
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
       for (const Node& node : fn.nodes) {
-        if (node.event.kind == EventKind::Call && !node.event.callee.empty() &&
-            table.find(node.event.callee) != nullptr) {
-          table.addCaller(node.event.callee);
-        }
+        if (node.event.kind != EventKind::Call || node.event.callee.empty()) continue;
+        table.addCallSite(node.event.callee, node.event.regionDisablesGrad);
+        if (table.find(node.event.callee) != nullptr) table.addCaller(node.event.callee);
       }
     }
   }

@@ -30,7 +30,12 @@ bool Suppressions::suppresses(uint32_t line, std::string_view code) const {
 
 bool Suppressions::addComment(uint32_t line, std::string_view comment) {
   const std::string text = lower(comment);
-  const bool fileLevel = text.find("gradlint: noqa") != std::string::npos;
+  // The file-level form must open the comment (`# gradlint: noqa`), so prose that mentions
+  // it does not silence a file.
+  const size_t body = text.find_first_not_of("# \t");
+  const bool fileLevel =
+      body != std::string::npos && text.compare(body, 14, "gradlint: noqa") == 0 &&
+      (body + 14 == text.size() || text[body + 14] == ':' || text[body + 14] == ' ');
   const size_t at = text.find("noqa");
   if (at == std::string::npos) return false;
   // Only `# noqa` and `# noqa: CODES` count: "noqa" inside prose does not.

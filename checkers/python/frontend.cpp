@@ -1,5 +1,6 @@
 #include "checkers/python/frontend.h"
 
+#include "checkers/python/chunks.h"
 #include "checkers/python/lowering.h"
 #include "checkers/python/names.h"
 #include "checkers/python/syntax.h"
@@ -7,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -21,18 +23,28 @@ public:
   Parser(const Parser&) = delete;
   Parser& operator=(const Parser&) = delete;
 
-  // Parses bytes [start, end) of the file, keeping positions relative to the whole file.
-  TSTree* parse(const SourceText& source, uint32_t start, uint32_t end) {
-    const std::string& bytes = source.bytes();
-    TSRange range{};
-    const uint32_t startLine = source.lineOf(start);
-    const uint32_t endLine = source.lineOf(end);
-    range.start_point = {startLine, start - source.lineStart(startLine)};
-    range.end_point = {endLine, end - source.lineStart(endLine)};
-    range.start_byte = start;
-    range.end_byte = end;
-    const bool whole = start == 0 && end == bytes.size();
-    if (!whole) ts_parser_set_included_ranges(parser_, &range, 1);
+  // Parses the given byte ranges of `bytes` (the file's text, or a same-length normalised
+  // copy) as one document, keeping positions relative to the whole file.
+  TSTree* parse(const SourceText& source, std::string_view bytes,
+                const std::vector<ByteRange>& ranges) {
+    std::vector<TSRange> included;
+    included.reserve(ranges.size());
+    for (const ByteRange& r : ranges) {
+      TSRange range{};
+      const uint32_t startLine = source.lineOf(r.start);
+      const uint32_t endLine = source.lineOf(r.end);
+      range.start_point = {startLine, r.start - source.lineStart(startLine)};
+      range.end_point = {endLine, r.end - source.lineStart(endLine)};
+      range.start_byte = r.start;
+      range.end_byte = r.end;
+      included.push_back(range);
+    }
+    const bool whole = ranges.size() == 1 && ranges.front().start == 0 &&
+                       ranges.front().end == bytes.size();
+    if (!whole) {
+      ts_parser_set_included_ranges(parser_, included.data(),
+                                    static_cast<uint32_t>(included.size()));
+    }
     TSTree* tree = ts_parser_parse_string(parser_, nullptr, bytes.data(),
                                           static_cast<uint32_t>(bytes.size()));
     if (!whole) ts_parser_set_included_ranges(parser_, nullptr, 0);
@@ -75,6 +87,32 @@ TSNode firstSyntaxError(TSNode root) {
   return found;
 }
 
+// The token to blame inside an ERROR node: a character the grammar has no token for (a
+// childless ERROR), else the first token that is not a comment.
+TSNode unexpectedToken(TSNode error) {
+  TSTreeCursor cursor = ts_tree_cursor_new(error);
+  TSNode firstToken{};
+  TSNode invalid{};
+  while (isNull(invalid)) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    const bool leaf = ts_node_child_count(node) == 0;
+    if (leaf && kindOf(node) == Kind::ERROR && !ts_node_eq(node, error)) invalid = node;
+    if (leaf && isNull(firstToken) && kindOf(node) != Kind::comment &&
+        ts_node_end_byte(node) > ts_node_start_byte(node)) {
+      firstToken = node;
+    }
+    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  if (!isNull(invalid)) return invalid;
+  return isNull(firstToken) ? error : firstToken;
+}
+
 Diagnostic syntaxDiagnostic(const SourceText& source, TSNode error) {
   Diagnostic diagnostic;
   diagnostic.code = "GL000";
@@ -84,8 +122,7 @@ Diagnostic syntaxDiagnostic(const SourceText& source, TSNode error) {
     diagnostic.message = fmt::format("invalid syntax: expected `{}`", ts_node_type(error));
     diagnostic.range = source.range(start, start);
   } else {
-    TSNode leaf = error;
-    while (ts_node_child_count(leaf) > 0) leaf = ts_node_child(leaf, 0);
+    TSNode leaf = unexpectedToken(error);
     std::string_view token = text(leaf, source.bytes());
     if (auto newline = token.find_first_of("\r\n"); newline != std::string_view::npos) {
       token = token.substr(0, newline);
@@ -93,7 +130,7 @@ Diagnostic syntaxDiagnostic(const SourceText& source, TSNode error) {
     if (token.size() > 40) token = token.substr(0, 40);
     diagnostic.message = token.empty() ? std::string("invalid syntax")
                                        : fmt::format("invalid syntax: unexpected `{}`", token);
-    diagnostic.range = source.range(start, ts_node_end_byte(leaf));
+    diagnostic.range = source.range(ts_node_start_byte(leaf), ts_node_end_byte(leaf));
   }
   diagnostic.help = "gradlint still analyses the definitions that parse; fix the syntax so the "
                     "rest of the file is checked too";
@@ -127,41 +164,40 @@ std::optional<Diagnostic> wideIndentDiagnostic(const SourceText& source) {
   return std::nullopt;
 }
 
-// Start offsets of top-level definitions (`def`, `async def`, `class`, a decorator) at column 0,
-// outside strings, used to re-parse a broken file one definition at a time.
-std::vector<uint32_t> definitionStarts(const SourceText& source, TSNode root) {
-  std::vector<uint32_t> starts;
-  bool previousWasDecorator = false;
-  for (uint32_t line = 0; line < source.lineCount(); ++line) {
-    std::string_view text = source.lineText(line);
-    if (text.empty() || text.find_first_not_of(" \t") == std::string_view::npos) continue;
-    const bool decorator = text.starts_with("@");
-    const bool definition = decorator || text.starts_with("def ") ||
-                            text.starts_with("async def ") || text.starts_with("class ");
-    if (definition && !previousWasDecorator) {
-      const uint32_t byte = source.lineStart(line);
-      TSNode at = ts_node_descendant_for_byte_range(root, byte, byte);
-      bool inString = false;
-      for (TSNode n = at; !isNull(n) && !inString; n = ts_node_parent(n)) {
-        inString = kindOf(n) == Kind::string;
-        if (kindOf(n) == Kind::module) break;
-      }
-      if (!inString) starts.push_back(byte);
-    }
-    previousWasDecorator = decorator;
+} // namespace
+
+bool parseOnly(const SourceText& source) {
+  const std::vector<ByteRange> whole{
+      {source.contentStart(), static_cast<uint32_t>(source.bytes().size())}};
+  TreePtr tree(threadParser().parse(source, source.bytes(), whole));
+  return tree != nullptr;
+}
+
+namespace {
+
+// Python ends a line at a lone CR; the grammar does not. Parse a copy with each lone CR made
+// LF: same length, so every offset stays valid for the original text.
+std::string_view parseableText(const std::string& bytes, std::string& normalised) {
+  const size_t first = bytes.find('\r');
+  if (first == std::string::npos) return bytes;
+  bool lone = false;
+  for (size_t i = first; i < bytes.size() && !lone; ++i) {
+    lone = bytes[i] == '\r' && (i + 1 == bytes.size() || bytes[i + 1] != '\n');
   }
-  return starts;
+  if (!lone) return bytes;
+  normalised = bytes;
+  for (size_t i = first; i < normalised.size(); ++i) {
+    if (normalised[i] == '\r' && (i + 1 == normalised.size() || normalised[i + 1] != '\n')) {
+      normalised[i] = '\n';
+    }
+  }
+  return normalised;
 }
 
 } // namespace
 
-bool parseOnly(const SourceText& source) {
-  TreePtr tree(threadParser().parse(source, source.contentStart(),
-                                    static_cast<uint32_t>(source.bytes().size())));
-  return tree != nullptr;
-}
-
-PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context) {
+PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context,
+                                   const std::vector<ByteRange>& ranges) {
   PythonFileResult result;
   result.module.path = source.path();
   result.module.moduleName = context.moduleName;
@@ -180,8 +216,12 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
     return result;
   }
 
+  std::string normalised;
+  const std::string_view text = parseableText(bytes, normalised);
+  const std::vector<ByteRange> parsed =
+      ranges.empty() ? std::vector<ByteRange>{{source.contentStart(), size}} : ranges;
   std::vector<TreePtr> trees;
-  trees.emplace_back(threadParser().parse(source, source.contentStart(), size));
+  trees.emplace_back(threadParser().parse(source, text, parsed));
   if (!trees.front()) return result;
   const TSNode root = ts_tree_root_node(trees.front().get());
   std::vector<TSNode> roots{root};
@@ -190,17 +230,16 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
     result.frontendDiagnostics.push_back(wideIndentDiagnostic(source).value_or(
         syntaxDiagnostic(source, error)));
     // Error recovery can fold everything after a broken line into one ERROR node. Re-parse each
-    // top-level definition on its own so one typo does not hide the rest of the file.
-    std::vector<uint32_t> starts = definitionStarts(source, root);
-    if (starts.empty() || starts.front() != source.contentStart()) {
-      starts.insert(starts.begin(), source.contentStart());
-    }
+    // top-level chunk on its own so one typo does not hide the rest of the file.
     roots.clear();
-    for (size_t i = 0; i < starts.size(); ++i) {
-      const uint32_t end = i + 1 < starts.size() ? starts[i + 1] : size;
-      if (end <= starts[i]) continue;
-      trees.emplace_back(threadParser().parse(source, starts[i], end));
-      if (trees.back()) roots.push_back(ts_tree_root_node(trees.back().get()));
+    for (const SourceChunk& chunk : splitTopLevel(text, source.contentStart())) {
+      for (const ByteRange& range : parsed) {
+        const uint32_t start = std::max(chunk.start, range.start);
+        const uint32_t end = std::min(chunk.end, range.end);
+        if (start >= end) continue;
+        trees.emplace_back(threadParser().parse(source, text, {{start, end}}));
+        if (trees.back()) roots.push_back(ts_tree_root_node(trees.back().get()));
+      }
     }
   }
 

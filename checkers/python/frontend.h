@@ -5,6 +5,7 @@
 #include "checkers/ir/diagnostic.h"
 #include "checkers/ir/grad_ir.h"
 #include "checkers/ir/suppressions.h"
+#include "checkers/python/chunks.h"
 #include "checkers/python/source_text.h"
 
 #include <string>
@@ -29,7 +30,10 @@ struct PythonFileResult {
 // error there, and gradlint stops lowering at the same depth instead of recursing further.
 inline constexpr int kMaxBlockDepth = 100;
 
-PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context);
+// Parses and lowers `ranges` of the file (every other byte is skipped as if blank), or the whole
+// file when `ranges` is empty. Positions are always those of the whole file.
+PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context,
+                                   const std::vector<ByteRange>& ranges = {});
 
 // The bare parse, for benchmarks: parses and frees the tree.
 bool parseOnly(const SourceText& source);

@@ -3,10 +3,13 @@
 #include "checkers/python/names.h"
 #include "checkers/python/syntax.h"
 #include "rules/grad_mode_api.h"
+#include "rules/offload_api.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 #include <unordered_map>
 #include <unordered_set>
@@ -83,6 +86,99 @@ std::vector<std::pair<TSNode, TSNode>> assignmentPairs(TSNode assignment) {
   return pairs;
 }
 
+// The text of a plain string literal (no f-string interpolation), or nullopt.
+std::optional<std::string_view> stringValue(TSNode node, std::string_view source) {
+  if (isNull(node) || kindOf(node) != Kind::string) return std::nullopt;
+  std::string_view literal = text(node, source);
+  while (!literal.empty() && std::isalpha(static_cast<unsigned char>(literal.front()))) {
+    if (literal.front() == 'f' || literal.front() == 'F') return std::nullopt;
+    literal.remove_prefix(1);
+  }
+  size_t quote = 0;
+  while (quote < literal.size() && quote < 3 && (literal[quote] == '"' || literal[quote] == '\'')) {
+    ++quote;
+  }
+  if (literal.size() < 2 * quote) return std::nullopt;
+  return literal.substr(quote, literal.size() - 2 * quote);
+}
+
+TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source) {
+  for (TSNode argument : children(field(call, fields().arguments))) {
+    if (kindOf(argument) == Kind::keyword_argument &&
+        text(field(argument, fields().name), source) == name) {
+      return field(argument, fields().value);
+    }
+  }
+  return TSNode{};
+}
+
+// Whether a loading call (`from_pretrained`, `dispatch_model`, ...) offloads, by its
+// `device_map=` and `offload_folder=` arguments.
+rules::DeviceMapPlacement devicePlacement(TSNode call, std::string_view source) {
+  if (!isNull(keywordArgument(call, "offload_folder", source))) {
+    return rules::DeviceMapPlacement::Offloads;
+  }
+  TSNode map = unparenthesize(keywordArgument(call, "device_map", source));
+  if (isNull(map)) return rules::DeviceMapPlacement::OnDevice;
+  if (auto value = stringValue(map, source)) return rules::classifyDeviceMapString(*value);
+  if (kindOf(map) == Kind::dictionary) {
+    bool offloads = false;
+    for (TSNode entry : children(map)) {
+      if (kindOf(entry) != Kind::pair) continue;
+      if (auto value = stringValue(field(entry, fields().value), source)) {
+        offloads = offloads || rules::classifyDeviceMapString(*value) ==
+                                   rules::DeviceMapPlacement::Offloads;
+      }
+    }
+    return offloads ? rules::DeviceMapPlacement::Offloads : rules::DeviceMapPlacement::OnDevice;
+  }
+  return rules::DeviceMapPlacement::MayOffload; // a variable: cannot tell
+}
+
+// `stack.enter_context(torch.set_grad_enabled(False))`: an ExitStack will exit it. Any other
+// nested use (a tuple element, an argument) has toggled by construction and nothing exits it.
+bool handedToExitStack(TSNode call, std::string_view source) {
+  TSNode arguments = ts_node_parent(call);
+  if (isNull(arguments) || kindOf(arguments) != Kind::argument_list) return false;
+  TSNode outer = ts_node_parent(arguments);
+  if (isNull(outer) || kindOf(outer) != Kind::call) return false;
+  TSNode function = unparenthesize(field(outer, fields().function));
+  if (kindOf(function) != Kind::attribute) return false;
+  const std::string_view method = text(field(function, fields().attribute), source);
+  return method == "enter_context" || method == "enter_async_context";
+}
+
+// The grad mode a context call selects: `set_grad_enabled(False)`, `inference_mode(False)`.
+ir::GradValue modeArgument(TSNode call, std::string_view source) {
+  const Fields& f = fields();
+  TSNode value{};
+  for (TSNode argument : children(field(call, f.arguments))) {
+    if (kindOf(argument) == Kind::keyword_argument) {
+      if (text(field(argument, f.name), source) == "mode") value = field(argument, f.value);
+      continue;
+    }
+    if (kindOf(argument) == Kind::comment) continue;
+    value = argument;
+    break;
+  }
+  value = unparenthesize(value);
+  if (isNull(value)) return ir::GradValue::Unknown;
+  if (kindOf(value) == Kind::true_) return ir::GradValue::Enabled;
+  if (kindOf(value) == Kind::false_) return ir::GradValue::Disabled;
+  return ir::GradValue::Unknown;
+}
+
+// Whether entering this guard turns grad off.
+bool guardDisablesGrad(ir::GuardKind guard, ir::GradValue mode) {
+  switch (guard) {
+  case ir::GuardKind::NoGrad: return true;
+  // inference_mode(True) (the default) turns inference mode on; inference_mode(False) is off.
+  case ir::GuardKind::InferenceMode: return mode != ir::GradValue::Disabled;
+  case ir::GuardKind::SetGradEnabled: return mode == ir::GradValue::Disabled;
+  default: return false;
+  }
+}
+
 bool isMainGuard(TSNode condition, std::string_view source) {
   if (isNull(condition) || kindOf(condition) != Kind::comparison_operator) return false;
   std::string_view text = python::text(condition, source);
@@ -114,6 +210,13 @@ private:
     NodeId breakTarget;
     size_t cleanupDepth;
   };
+  // A lexical grad-mode region: a with-block of a grad context, or the whole function under a
+  // grad-mode decorator.
+  struct Region {
+    ir::GuardKind guard = ir::GuardKind::Other;
+    bool disablesGrad = false;
+    NodeId enter = kNoNode;
+  };
 
   NodeId newNode(Event event);
   NodeId emit(Event event);
@@ -132,8 +235,25 @@ private:
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);
   void lowerJumpCleanups(size_t toDepth);
-  void lowerExpression(TSNode expression, Role role, std::string_view target = {});
+  // Lowers the calls in an expression in evaluation order; `deps`, when given, collects the
+  // names the expression reads (for Assign events).
+  void lowerExpression(TSNode expression, Role role, std::string_view target = {},
+                       std::vector<std::string>* deps = nullptr);
   void lowerCall(TSNode call, Role role, std::string_view target);
+  // `loss.backward()`, `opt.step()`, `opt.zero_grad()`, `model.eval()`...: true when the call
+  // was lowered as a training event.
+  bool lowerTrainingCall(TSNode call, TSNode function, const std::string& callee);
+  void emitAssign(TSNode at, std::string var, std::vector<std::string> deps, bool freshValue);
+  bool isOptimizer(std::string_view receiver) const;
+  // `x.clone()` is a new tensor: the value no longer depends on how `x` was made.
+  void dropClonedDependency(TSNode call, std::vector<std::string>& deps) const;
+  // Offload, placement reset and training of objects (GL201/GL202); true when lowered.
+  bool lowerPlacementCall(TSNode call, TSNode function, const std::string& callee);
+  void emitObjectEvent(EventKind kind, std::string var, TSNode at, std::string detail,
+                       bool mayOffload = false);
+  // `X.parameters()` / `X.named_parameters()` paths in an expression, and variables known to
+  // hold such parameters.
+  std::vector<std::string> parameterOwners(TSNode expression) const;
   void emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor, const std::string& callee);
   std::string resolveCallee(TSNode function) const;
   // A closure restoring the mode its enclosing function saved (a worker thread adopting its
@@ -149,6 +269,11 @@ private:
   NodeId exceptionTarget_ = kNoNode;
   std::vector<Cleanup> cleanups_;
   std::vector<Loop> loops_;
+  std::vector<Region> regions_;
+  size_t comprehensionDepth_ = 0;
+  // Object tracking for the offload rules, flow-insensitive within the unit:
+  std::unordered_map<std::string, std::vector<std::string>> parameterSources_; // params = X.parameters()
+  std::unordered_map<std::string, std::string> loopParameters_; // for p in X.parameters()
   bool tooDeep_ = false;
   bool tooLarge_ = false;
   TSNode tooDeepAt_{};
@@ -170,6 +295,7 @@ public:
   NameResolver resolver;
   std::vector<UnitSource> units;
   std::unordered_set<const void*> mainGuards; // `if __name__ == "__main__":` lowered apart
+  std::unordered_set<std::string> optimizerNames; // targets of torch.optim constructors
 
 private:
   void collect(TSNode root);
@@ -321,6 +447,9 @@ void ModuleLowering::classifySavedModes() {
   for (UnitSource& unit : units) {
     for (const auto& [target, call] : unit.assignedCalls) {
       const std::string callee = resolver.resolve(field(call, fields().function), bytes);
+      if (callee.starts_with("torch.optim.") && !callee.starts_with("torch.optim.lr_scheduler")) {
+        optimizerNames.insert(target);
+      }
       if (rules::classifyPythonName(callee) != GradApi::IsGradEnabled) continue;
       unit.savedVars.insert(target);
       if (target.starts_with("self.") && unit.classUnit >= 0) {
@@ -413,6 +542,13 @@ void UnitLowerer::link(NodeId from, NodeId to) {
 }
 
 NodeId UnitLowerer::emit(Event event) {
+  event.loopDepth =
+      static_cast<uint16_t>(std::min<size_t>(loops_.size() + comprehensionDepth_, UINT16_MAX));
+  if (!regions_.empty()) {
+    event.region = regions_.back().guard;
+    event.regionDisablesGrad = regions_.back().disablesGrad;
+    event.regionEnter = regions_.back().enter;
+  }
   const bool mayRaise = event.mayRaise;
   const NodeId id = newNode(std::move(event));
   link(current_, id);
@@ -481,8 +617,15 @@ void UnitLowerer::lower() {
     std::vector<TSNode> parts = children(decorator);
     if (parts.empty()) continue;
     TSNode expression = parts.front();
-    if (kindOf(expression) == Kind::call) expression = field(expression, f.function);
+    const TSNode call = kindOf(expression) == Kind::call ? expression : TSNode{};
+    if (!isNull(call)) expression = field(expression, f.function);
     std::string name = module_.resolver.resolve(expression, source_);
+    // @torch.no_grad() and friends make the whole body a grad-mode region.
+    const GradApi api = rules::classifyPythonName(name);
+    if (rules::isGradContext(api)) {
+      const ir::GradValue mode = isNull(call) ? ir::GradValue::Unknown : modeArgument(call, source_);
+      regions_.push_back({guardKindOf(api), guardDisablesGrad(guardKindOf(api), mode), kNoNode});
+    }
     fn_.decorators.push_back(name.empty() ? std::string(text(expression, source_)) : name);
   }
   if (unit_.classUnit >= 0 && !fn_.params.empty() && !fn_.hasDecorator("staticmethod")) {
@@ -560,7 +703,16 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
     for (TSNode child : children(statement)) {
       switch (kindOf(child)) {
       case Kind::assignment: lowerAssignment(child); break;
-      case Kind::augmented_assignment: lowerExpression(field(child, f.right), Role::Other); break;
+      case Kind::augmented_assignment: {
+        std::vector<std::string> deps;
+        lowerExpression(field(child, f.right), Role::Other, {}, &deps);
+        TSNode left = field(child, f.left);
+        if (kindOf(left) == Kind::identifier || kindOf(left) == Kind::attribute) {
+          deps.emplace_back(text(left, source_));
+          emitAssign(child, std::string(text(left, source_)), std::move(deps), false);
+        }
+        break;
+      }
       default: lowerExpression(child, Role::Discarded); break;
       }
     }
@@ -632,16 +784,81 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   }
 }
 
+// `x.clone()` and `torch.clone(x)` make a new tensor outside whatever mode made `x`.
+bool isFreshCopy(TSNode value, std::string_view source, const std::string& callee) {
+  if (kindOf(value) != Kind::call) return false;
+  if (callee == "torch.clone") return true;
+  TSNode function = unparenthesize(field(value, fields().function));
+  return kindOf(function) == Kind::attribute &&
+         text(field(function, fields().attribute), source) == "clone";
+}
+
+void UnitLowerer::emitAssign(TSNode at, std::string var, std::vector<std::string> deps,
+                             bool freshValue) {
+  Event assign;
+  assign.kind = EventKind::Assign;
+  assign.var = std::move(var);
+  assign.deps = std::move(deps);
+  assign.freshValue = freshValue;
+  assign.range = rangeOf(at);
+  emit(assign);
+}
+
 void UnitLowerer::lowerAssignment(TSNode assignment) {
+  const Fields& f = fields();
   const std::vector<std::pair<TSNode, TSNode>> pairs = assignmentPairs(assignment);
   if (!pairs.empty()) {
     for (const auto& [target, value] : pairs) {
-      lowerExpression(value, Role::Assigned, text(target, source_));
+      // `p.grad = None` resets a gradient.
+      if (kindOf(target) == Kind::attribute && text(field(target, f.attribute), source_) == "grad" &&
+          text(value, source_) == "None") {
+        Event reset;
+        reset.kind = EventKind::ZeroGrad;
+        reset.var = std::string(text(field(target, f.object), source_));
+        reset.spelled = std::string(text(assignment, source_));
+        reset.range = rangeOf(assignment);
+        emit(reset);
+        continue;
+      }
+      // `p.requires_grad = True` over X's parameters trains X.
+      if (kindOf(target) == Kind::attribute &&
+          text(field(target, f.attribute), source_) == "requires_grad" &&
+          kindOf(value) == Kind::true_) {
+        const auto owner = loopParameters_.find(std::string(text(field(target, f.object), source_)));
+        if (owner != loopParameters_.end()) {
+          emitObjectEvent(EventKind::Train, owner->second, assignment, "requires_grad = True");
+          continue;
+        }
+      }
+      std::vector<std::string> deps;
+      const std::string targetText(text(target, source_));
+      lowerExpression(value, Role::Assigned, targetText, &deps);
+      const std::string callee = kindOf(value) == Kind::call
+                                     ? module_.resolver.resolve(field(value, f.function), source_)
+                                     : std::string();
+      emitAssign(assignment, targetText, std::move(deps), isFreshCopy(value, source_, callee));
+      if (kindOf(value) == Kind::identifier || kindOf(value) == Kind::attribute) {
+        fn_.nodes[current_].event.aliasOf = std::string(text(value, source_));
+      }
+      if (text(value, source_).find("parameters(") != std::string_view::npos) {
+        parameterSources_[targetText] = parameterOwners(value);
+      }
+      // `pipe = Pipeline.from_pretrained(..., device_map=...)` loads with offload hooks.
+      if (kindOf(value) == Kind::call) {
+        TSNode function = unparenthesize(field(value, f.function));
+        if (kindOf(function) == Kind::attribute &&
+            rules::isPretrainedLoader(text(field(function, f.attribute), source_))) {
+          const rules::DeviceMapPlacement placement = devicePlacement(value, source_);
+          if (placement != rules::DeviceMapPlacement::OnDevice) {
+            emitObjectEvent(EventKind::Offload, targetText, value, "from_pretrained(device_map=...)",
+                            placement == rules::DeviceMapPlacement::MayOffload);
+          }
+        }
+      }
     }
     return;
   }
   // Other targets (subscripts, starred, mismatched tuples): the value still runs.
-  const Fields& f = fields();
   TSNode right = field(assignment, f.right);
   while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
   lowerExpression(right, Role::Other);
@@ -670,7 +887,12 @@ void UnitLowerer::lowerIf(TSNode statement, int depth) {
       hasElse = true;
     }
   }
-  if (!hasElse) ends.push_back(branchPoint);
+  // `if p.grad is not None: p.grad.zero_()` resets every gradient there is: when the test
+  // fails there is nothing to reset, so the skip path does not leave gradients behind.
+  const bool guardsGradient =
+      text(field(statement, f.condition), source_).ends_with(".grad is not None") &&
+      ends.size() == 1;
+  if (!hasElse && !guardsGradient) ends.push_back(branchPoint);
   current_ = joinAll(ends);
 }
 
@@ -699,13 +921,37 @@ void UnitLowerer::lowerWhile(TSNode statement, int depth) {
 
 void UnitLowerer::lowerFor(TSNode statement, int depth) {
   const Fields& f = fields();
-  lowerExpression(field(statement, f.right), Role::Other);
+  std::vector<std::string> deps;
+  lowerExpression(field(statement, f.right), Role::Other, {}, &deps);
   Event nop;
   const NodeId head = newNode(nop);
-  link(current_, head);
   const NodeId after = newNode(nop);
-  current_ = head;
+  const NodeId bodyStart = newNode(nop);
+  // A loop over a model's parameters runs at least once: a reset done there is not skippable.
+  const bool atLeastOnce =
+      text(field(statement, f.right), source_).find("parameters(") != std::string_view::npos;
+  link(current_, atLeastOnce ? bodyStart : head);
+  link(head, bodyStart);
+  current_ = bodyStart;
   loops_.push_back({head, after, cleanups_.size()});
+  // Each iteration binds the loop target(s).
+  TSNode left = field(statement, f.left);
+  std::vector<TSNode> targets;
+  if (kindOf(left) == Kind::identifier) {
+    targets.push_back(left);
+  } else {
+    for (TSNode part : children(left)) {
+      if (kindOf(part) == Kind::identifier) targets.push_back(part);
+    }
+  }
+  for (TSNode target : targets) emitAssign(target, std::string(text(target, source_)), deps, false);
+  // `for p in X.parameters():` / `for name, p in X.named_parameters():` - p belongs to X.
+  if (!targets.empty()) {
+    const std::vector<std::string> owners = parameterOwners(field(statement, f.right));
+    if (owners.size() == 1) {
+      loopParameters_[std::string(text(targets.back(), source_))] = owners.front();
+    }
+  }
   lowerBlock(field(statement, f.body), depth + 1);
   link(current_, head);
   loops_.pop_back();
@@ -719,6 +965,7 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
 void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const Fields& f = fields();
   const size_t cleanupsBefore = cleanups_.size();
+  const size_t regionsBefore = regions_.size();
   for (TSNode clause : children(statement)) {
     if (kindOf(clause) != Kind::with_clause) continue;
     for (TSNode item : children(clause)) {
@@ -744,13 +991,20 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
         enter.range = rangeOf(value);
         emit(enter);
       }
+      const Event& entered = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event;
       Cleanup cleanup;
-      cleanup.guard = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event.guard;
+      cleanup.guard = entered.guard;
       cleanup.range = rangeOf(value);
       cleanups_.push_back(cleanup);
+      if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other &&
+          !entered.guardNotCalled) {
+        regions_.push_back({entered.guard, guardDisablesGrad(entered.guard, entered.value),
+                            current_});
+      }
     }
   }
   lowerBlock(field(statement, f.body), depth + 1);
+  regions_.resize(regionsBefore);
   while (cleanups_.size() > cleanupsBefore) {
     Event exit;
     exit.kind = EventKind::ExitGuard;
@@ -907,17 +1161,33 @@ void UnitLowerer::lowerJumpCleanups(size_t toDepth) {
   }
 }
 
-void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view target) {
+void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view target,
+                                  std::vector<std::string>* deps) {
   TSNode root = unparenthesize(expression);
   if (isNull(root)) return;
+  const Fields& f = fields();
   // Post-order (arguments before the call that takes them), iteratively: expressions can nest
   // thousands deep.
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   auto visit = [&](TSNode node) {
+    if (deps != nullptr) {
+      const TSFieldId fieldId = ts_node_eq(node, root) ? 0 : ts_tree_cursor_current_field_id(&cursor);
+      if (kindOf(node) == Kind::identifier && fieldId != f.attribute && fieldId != f.name) {
+        deps->emplace_back(text(node, source_));
+      } else if (kindOf(node) == Kind::attribute &&
+                 text(field(node, f.object), source_) == "self") {
+        deps->emplace_back(text(node, source_));
+      }
+    }
     switch (kindOf(node)) {
     case Kind::call:
+      if (deps != nullptr) dropClonedDependency(node, *deps);
       lowerCall(node, ts_node_eq(node, root) ? role : Role::Other, target);
       break;
+    case Kind::list_comprehension:
+    case Kind::set_comprehension:
+    case Kind::dictionary_comprehension:
+    case Kind::generator_expression: --comprehensionDepth_; break;
     case Kind::await:
     case Kind::yield: {
       Event event;
@@ -938,8 +1208,19 @@ void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view
     default: return false;
     }
   };
+  auto isComprehension = [](TSNode node) {
+    switch (kindOf(node)) {
+    case Kind::list_comprehension:
+    case Kind::set_comprehension:
+    case Kind::dictionary_comprehension:
+    case Kind::generator_expression: return true;
+    default: return false;
+    }
+  };
   while (true) {
     TSNode node = ts_tree_cursor_current_node(&cursor);
+    // A comprehension is a loop: calls inside it count as in a loop (balanced in visit()).
+    if (isComprehension(node)) ++comprehensionDepth_;
     if (!opaque(node) && ts_tree_cursor_goto_first_child(&cursor)) continue;
     visit(node);
     bool moved = false;
@@ -1069,12 +1350,14 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
     // A lambda's body is its return value, but `lambda: torch.set_grad_enabled(False)` is a
     // callback that toggles: the constructor changes the mode.
     if (role == Role::Discarded || role == Role::Assigned ||
-        (role == Role::Returned && unit_.kind == ir::UnitKind::Lambda)) {
+        (role == Role::Returned && unit_.kind == ir::UnitKind::Lambda) ||
+        (role == Role::Other && !handedToExitStack(call, source_))) {
       emitSetGrad(call, api, ir::ApiFlavor::Public, callee);
     } else if (role == Role::WithItem) {
       Event enter;
       enter.kind = EventKind::EnterGuard;
       enter.guard = ir::GuardKind::SetGradEnabled;
+      enter.value = modeArgument(call, source_);
       enter.callee = callee;
       enter.range = rangeOf(call);
       emit(enter);
@@ -1099,6 +1382,8 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
       Event enter;
       enter.kind = EventKind::EnterGuard;
       enter.guard = guardKindOf(api);
+      enter.value = api == GradApi::InferenceMode ? modeArgument(call, source_)
+                                                  : ir::GradValue::Unknown;
       enter.callee = callee;
       enter.range = rangeOf(call);
       emit(enter);
@@ -1114,9 +1399,13 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
   case GradApi::None: break;
   }
 
+  if (lowerTrainingCall(call, function, callee)) return;
+  if (lowerPlacementCall(call, function, callee)) return;
+
   Event event;
   event.kind = EventKind::Call;
   event.callee = callee;
+  event.spelled = std::string(text(function, source_));
   event.mayRaise = true;
   event.resultDiscarded = role == Role::Discarded;
   if (role == Role::Assigned) event.var = std::string(target);
@@ -1143,6 +1432,238 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
     enter.range = rangeOf(call);
     emit(enter);
   }
+}
+
+// The variable a value comes from: `loss` for `loss`, `loss.mean()`, `scaler.scale(loss)`;
+// `self.loss` for attributes of self. "" when there is no single one.
+std::string valueVariable(TSNode expression, std::string_view source) {
+  const Fields& f = fields();
+  TSNode node = unparenthesize(expression);
+  while (!isNull(node)) {
+    switch (kindOf(node)) {
+    case Kind::identifier: return std::string(text(node, source));
+    case Kind::attribute: {
+      TSNode object = unparenthesize(field(node, f.object));
+      if (text(object, source) == "self") return std::string(text(node, source));
+      node = object;
+      break;
+    }
+    case Kind::call: {
+      TSNode function = unparenthesize(field(node, f.function));
+      if (kindOf(function) != Kind::attribute) return {};
+      if (text(field(function, f.attribute), source) == "scale") {
+        // scaler.scale(loss): the value is the argument.
+        std::vector<TSNode> arguments = children(field(node, f.arguments));
+        if (arguments.empty()) return {};
+        node = unparenthesize(arguments.front());
+      } else {
+        node = unparenthesize(field(function, f.object));
+      }
+      break;
+    }
+    default: return {};
+    }
+  }
+  return {};
+}
+
+TSNode firstPositionalArgument(TSNode call) {
+  for (TSNode argument : children(field(call, fields().arguments))) {
+    const Kind kind = kindOf(argument);
+    if (kind == Kind::keyword_argument || kind == Kind::comment) continue;
+    return argument;
+  }
+  return TSNode{};
+}
+
+void UnitLowerer::dropClonedDependency(TSNode call, std::vector<std::string>& deps) const {
+  TSNode function = unparenthesize(field(call, fields().function));
+  if (kindOf(function) != Kind::attribute ||
+      text(field(function, fields().attribute), source_) != "clone") {
+    return;
+  }
+  const std::string_view object = text(unparenthesize(field(function, fields().object)), source_);
+  auto it = std::find(deps.rbegin(), deps.rend(), object);
+  if (it != deps.rend()) deps.erase(std::next(it).base());
+}
+
+bool UnitLowerer::isOptimizer(std::string_view receiver) const {
+  if (module_.optimizerNames.count(std::string(receiver))) return true;
+  std::string name(receiver.substr(receiver.rfind('.') == std::string_view::npos
+                                       ? 0
+                                       : receiver.rfind('.') + 1));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name.find("sched") != std::string::npos) return false;
+  return name.find("optim") != std::string::npos || name == "opt" || name.starts_with("opt_") ||
+         name.ends_with("_opt") || (name.starts_with("opt") && name.size() == 4 &&
+                                    std::isdigit(static_cast<unsigned char>(name[3])));
+}
+
+bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::string& callee) {
+  const Fields& f = fields();
+  Event event;
+  event.range = rangeOf(call);
+  event.callee = callee;
+  event.spelled = std::string(text(function, source_));
+  event.mayRaise = true;
+  if (callee == "torch.autograd.backward") {
+    event.kind = EventKind::Backward;
+    event.var = valueVariable(firstPositionalArgument(call), source_);
+    emit(event);
+    return true;
+  }
+  if (kindOf(function) != Kind::attribute) return false;
+  const std::string_view method = text(field(function, f.attribute), source_);
+  TSNode receiver = unparenthesize(field(function, f.object));
+  const std::string_view receiverText = text(receiver, source_);
+  const bool noArguments = isNull(firstPositionalArgument(call));
+  // A resolved name is a module's function (torch.distributed.autograd.backward), not a
+  // tensor's or an accelerator's method.
+  const bool selfMethod = receiverText == "self" || receiverText == "cls";
+  if ((method == "backward" && (callee.empty() || selfMethod)) || method == "manual_backward") {
+    // accelerator.backward(loss), fabric.backward(loss), self.manual_backward(loss)
+    const bool takesValue = method == "manual_backward" || receiverText.ends_with("accelerator") ||
+                            receiverText.ends_with("fabric");
+    event.kind = EventKind::Backward;
+    event.var = takesValue ? valueVariable(firstPositionalArgument(call), source_)
+                           : valueVariable(receiver, source_);
+  } else if (method == "step") {
+    if (receiverText.find("scaler") != std::string_view::npos) {
+      event.var = std::string(text(firstPositionalArgument(call), source_)); // scaler.step(opt)
+    } else if (isOptimizer(receiverText)) {
+      event.var = std::string(receiverText);
+    } else {
+      return false; // env.step(action), scheduler.step(): not an optimizer
+    }
+    event.kind = EventKind::Step;
+  } else if (method == "zero_grad") {
+    event.kind = EventKind::ZeroGrad;
+    event.var = std::string(receiverText);
+  } else if (method == "zero_" && kindOf(receiver) == Kind::attribute &&
+             text(field(receiver, f.attribute), source_) == "grad") {
+    event.kind = EventKind::ZeroGrad; // p.grad.zero_()
+    event.var = std::string(text(field(receiver, f.object), source_));
+  } else if ((method == "eval" && noArguments) || method == "train") {
+    const ir::GradValue mode = modeArgument(call, source_);
+    if (method == "train" && !noArguments && mode == ir::GradValue::Unknown) return false;
+    event.kind = method == "eval" || mode == ir::GradValue::Disabled ? EventKind::Eval
+                                                                     : EventKind::Train;
+    event.var = std::string(receiverText);
+  } else {
+    return false;
+  }
+  emit(event);
+  return true;
+}
+
+void UnitLowerer::emitObjectEvent(EventKind kind, std::string var, TSNode at, std::string detail,
+                                  bool mayOffload) {
+  if (var.empty()) return;
+  Event event;
+  event.kind = kind;
+  event.var = std::move(var);
+  event.callee = std::move(detail);
+  event.mayOffload = mayOffload;
+  event.range = rangeOf(at);
+  emit(event);
+}
+
+std::vector<std::string> UnitLowerer::parameterOwners(TSNode expression) const {
+  std::vector<std::string> owners;
+  if (isNull(expression)) return owners;
+  const Fields& f = fields();
+  TSTreeCursor cursor = ts_tree_cursor_new(expression);
+  while (true) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (kindOf(node) == Kind::call) {
+      TSNode function = unparenthesize(field(node, f.function));
+      if (kindOf(function) == Kind::attribute) {
+        const std::string_view method = text(field(function, f.attribute), source_);
+        if (method == "parameters" || method == "named_parameters") {
+          owners.emplace_back(text(field(function, f.object), source_));
+        }
+      }
+    } else if (kindOf(node) == Kind::identifier) {
+      const auto known = parameterSources_.find(std::string(text(node, source_)));
+      if (known != parameterSources_.end()) {
+        owners.insert(owners.end(), known->second.begin(), known->second.end());
+      }
+    }
+    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  std::sort(owners.begin(), owners.end());
+  owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+  return owners;
+}
+
+bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::string& callee) {
+  const Fields& f = fields();
+  const TSNode first = firstPositionalArgument(call);
+  const std::string firstText = isNull(first) ? std::string() : std::string(text(first, source_));
+  const std::string spelled = callee.substr(callee.rfind('.') + 1) + "()";
+  // Module functions: accelerate's cpu_offload(X), dispatch_model(X, device_map=...), ...
+  switch (rules::classifyOffloadFunction(callee)) {
+  case rules::OffloadFunction::Offload:
+    emitObjectEvent(EventKind::Offload, firstText, call, spelled);
+    return true;
+  case rules::OffloadFunction::DispatchModel:
+  case rules::OffloadFunction::LoadAndDispatch: {
+    const rules::DeviceMapPlacement placement = devicePlacement(call, source_);
+    if (placement == rules::DeviceMapPlacement::OnDevice) break;
+    emitObjectEvent(EventKind::Offload, firstText, call, spelled,
+                    placement == rules::DeviceMapPlacement::MayOffload);
+    return true;
+  }
+  case rules::OffloadFunction::RemoveHooks:
+    emitObjectEvent(EventKind::ResetPlacement, firstText, call, spelled);
+    return true;
+  case rules::OffloadFunction::None: break;
+  }
+  // An optimizer over X's parameters trains X.
+  if ((callee.starts_with("torch.optim.") || callee.find(".optim.") != std::string::npos) &&
+      callee.find("lr_scheduler") == std::string::npos) {
+    for (const std::string& owner : parameterOwners(field(call, f.arguments))) {
+      emitObjectEvent(EventKind::Train, owner, call, "optimizer over its parameters");
+    }
+    return false; // still a call (it may raise, and GL301 reads optimizer names)
+  }
+  if (kindOf(function) != Kind::attribute) return false;
+  const std::string_view method = text(field(function, f.attribute), source_);
+  const std::string receiver(text(unparenthesize(field(function, f.object)), source_));
+  if (rules::isOffloadMethod(method)) {
+    emitObjectEvent(EventKind::Offload, receiver, call, std::string(method) + "()");
+    return true;
+  }
+  if (rules::isPlacementResetMethod(method)) {
+    emitObjectEvent(EventKind::ResetPlacement, receiver, call, std::string(method) + "()");
+    return true;
+  }
+  if (method == "requires_grad_" && modeArgument(call, source_) != ir::GradValue::Disabled) {
+    emitObjectEvent(EventKind::Train, receiver, call, "requires_grad_()");
+    return true;
+  }
+  if (method == "to" || method == "cuda") {
+    emitObjectEvent(EventKind::MoveTo, receiver, call, std::string(method) + "()");
+    return false; // keep the call: `.to()` results are values too
+  }
+  if (method == "prepare" && receiver.ends_with("accelerator")) {
+    // accelerator.prepare(model, optimizer, ...) readies each object for training.
+    for (TSNode argument : children(field(call, f.arguments))) {
+      const Kind kind = kindOf(argument);
+      if (kind == Kind::identifier || kind == Kind::attribute) {
+        emitObjectEvent(EventKind::Train, std::string(text(argument, source_)), argument,
+                        "accelerator.prepare()");
+      }
+    }
+    return false;
+  }
+  return false;
 }
 
 } // namespace

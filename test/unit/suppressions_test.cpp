@@ -34,6 +34,12 @@ TEST(Suppressions, FileLevel) {
   EXPECT_TRUE(s.suppresses(42, "GL101"));
 }
 
+TEST(Suppressions, ProseMentioningTheFileDirectiveIsNotOne) {
+  Suppressions s;
+  EXPECT_FALSE(s.addComment(0, "# a file-level `# gradlint: noqa` hides everything"));
+  EXPECT_FALSE(s.suppresses(3, "GL101"));
+}
+
 TEST(Suppressions, FileLevelWithCodes) {
   Suppressions s;
   EXPECT_TRUE(s.addComment(0, "# gradlint: noqa: GL103"));

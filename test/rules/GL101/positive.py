@@ -118,9 +118,9 @@ def assigned_never_entered(model, batch):
     return model(batch)
 
 
-# A lambda that toggles as a side effect of its body (the tuple is not a context manager).
-# CHECK: [[@LINE+1]]:28: GL101 `torch.set_grad_enabled(False)` disables grad mode and `<lambda>` returns with it still disabled
-to_eval = lambda model: (torch.set_grad_enabled(False), model.eval())
+# A lambda used as a callback: calling it constructs `set_grad_enabled(False)`, which toggles.
+# CHECK: [[@LINE+1]]:25: GL101 `torch.set_grad_enabled(False)` disables grad mode and `<lambda>` returns with it still disabled
+on_eval_start = lambda: torch.set_grad_enabled(False)
 
 
 # A method: the message names the class too.
@@ -156,3 +156,8 @@ def careful_caller(model, batch):
         return model(batch)
     finally:
         torch.set_grad_enabled(True)
+
+
+# A lambda that toggles as a side effect of its body (the tuple is not a context manager).
+# CHECK: [[@LINE+1]]:26: GL101 `torch.set_grad_enabled(False)` disables grad mode and `<lambda>` returns with it still disabled
+to_eval = lambda model: (torch.set_grad_enabled(False), model.eval())

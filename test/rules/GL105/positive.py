@@ -1,7 +1,7 @@
 # RUN: not %check-file %s | FileCheck %s --implicit-check-not=': GL'
 # GL105 grad-context-not-entered: a grad-mode context manager that is created but never entered
 # with `with` (it does nothing), entered as a class (it raises), or entered by hand with
-# `__enter__()` and no way to exit (the change outlives the code).
+# `__enter__()` on an object nobody keeps.
 import torch
 from torch import inference_mode
 
@@ -39,14 +39,17 @@ def with_class(model, batch):
         return model(batch)
 
 
-# Entered by hand and the object dropped: nothing can ever call `__exit__`.
-def entered_by_hand(model, batch):
-    # CHECK: [[@LINE+1]]:5: GL105 `torch.inference_mode().__enter__()` changes grad mode and drops the context object, so nothing can call `__exit__`; the change outlives this code
-    torch.inference_mode().__enter__()
+# Entered by hand and the object dropped: nothing can ever call `__exit__`, so the change
+# outlives the code that wanted it.
+def no_grad_entered_by_hand(model, batch):
+    # CHECK: [[@LINE+1]]:5: GL105 `torch.no_grad().__enter__()` changes grad mode and drops the context object, so nothing can call `__exit__`
+    torch.no_grad().__enter__()
     return model(batch)
 
 
-def no_grad_entered_by_hand(model, batch):
-    # CHECK: [[@LINE+1]]:5: GL105 `torch.no_grad().__enter__()` changes grad mode and drops the context object
-    torch.no_grad().__enter__()
+# inference_mode keeps its mode in the context object, which is freed at the end of the
+# statement: the call does nothing lasting, which is not what its author wanted either.
+def inference_mode_entered_by_hand(model, batch):
+    # CHECK: [[@LINE+1]]:5: GL105 `torch.inference_mode().__enter__()` does nothing lasting: the mode lives in the context object, which is freed at the end of the statement
+    torch.inference_mode().__enter__()
     return model(batch)

@@ -1,0 +1,304 @@
+#include "checkers/cpp/frontend.h"
+
+#include "checkers/cpp/lowering.h"
+#include "checkers/cpp/nolint.h"
+#include "rules/rule.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CompilationDatabase.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#ifndef GRADLINT_CLANG_RESOURCE_DIR
+#define GRADLINT_CLANG_RESOURCE_DIR ""
+#endif
+
+namespace gradlint::cpp {
+namespace {
+
+std::string_view extensionOf(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.rfind('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return "";
+  return path.substr(dot);
+}
+
+bool isHeaderPath(std::string_view path) {
+  const std::string_view ext = extensionOf(path);
+  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".cuh";
+}
+
+bool isCudaPath(std::string_view path) {
+  const std::string_view ext = extensionOf(path);
+  return ext == ".cu" || ext == ".cuh";
+}
+
+std::string absolutePath(const std::string& path) {
+  llvm::SmallString<256> absolute(path);
+  if (llvm::sys::fs::make_absolute(absolute)) return path;
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return std::string(absolute);
+}
+
+std::string currentDirectory() {
+  llvm::SmallString<256> cwd;
+  if (llvm::sys::fs::current_path(cwd)) return ".";
+  return std::string(cwd);
+}
+
+// One compile command, handed to ClangTool.
+class SingleCommandDatabase : public clang::tooling::CompilationDatabase {
+public:
+  explicit SingleCommandDatabase(clang::tooling::CompileCommand command)
+      : command_(std::move(command)) {}
+  std::vector<clang::tooling::CompileCommand>
+  getCompileCommands(llvm::StringRef) const override {
+    return {command_};
+  }
+  std::vector<std::string> getAllFiles() const override { return {command_.Filename}; }
+
+private:
+  clang::tooling::CompileCommand command_;
+};
+
+class ErrorCounter : public clang::DiagnosticConsumer {
+public:
+  ErrorCounter(std::string mainPath, std::string displayPath)
+      : mainPath_(std::move(mainPath)), displayPath_(std::move(displayPath)) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < clang::DiagnosticsEngine::Error) return;
+    ++errors_;
+    if (!first_.empty()) return;
+    llvm::SmallString<160> message;
+    info.FormatDiagnostic(message);
+    std::string where;
+    if (info.getLocation().isValid() && info.hasSourceManager()) {
+      const clang::PresumedLoc presumed =
+          info.getSourceManager().getPresumedLoc(info.getLocation());
+      if (presumed.isValid()) {
+        std::string file = presumed.getFilename();
+        if (file == mainPath_) file = displayPath_;
+        where = fmt::format("{}:{}:{}: ", file, presumed.getLine(), presumed.getColumn());
+      }
+    }
+    first_ = where + std::string(message);
+  }
+
+  unsigned errors() const { return errors_; }
+  const std::string& first() const { return first_; }
+
+private:
+  std::string mainPath_;
+  std::string displayPath_;
+  unsigned errors_ = 0;
+  std::string first_;
+};
+
+class LowerConsumer : public clang::ASTConsumer {
+public:
+  LowerConsumer(const SourceText& source, LoweredTranslationUnit& out)
+      : source_(source), out_(out) {}
+  void HandleTranslationUnit(clang::ASTContext& context) override {
+    out_ = lowerTranslationUnit(context, source_);
+  }
+
+private:
+  const SourceText& source_;
+  LoweredTranslationUnit& out_;
+};
+
+class LowerAction : public clang::ASTFrontendAction {
+public:
+  LowerAction(const SourceText& source, LoweredTranslationUnit& out) : source_(source), out_(out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&,
+                                                        llvm::StringRef) override {
+    return std::make_unique<LowerConsumer>(source_, out_);
+  }
+
+private:
+  const SourceText& source_;
+  LoweredTranslationUnit& out_;
+};
+
+class LowerActionFactory : public clang::tooling::FrontendActionFactory {
+public:
+  LowerActionFactory(const SourceText& source, LoweredTranslationUnit& out)
+      : source_(source), out_(out) {}
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return std::make_unique<LowerAction>(source_, out_);
+  }
+
+private:
+  const SourceText& source_;
+  LoweredTranslationUnit& out_;
+};
+
+bool hasArgument(const clang::tooling::CommandLineArguments& args, std::string_view prefix) {
+  return std::any_of(args.begin(), args.end(),
+                     [&](const std::string& arg) { return arg.starts_with(prefix); });
+}
+
+const std::vector<RuleName>& ruleNames() {
+  static const std::vector<RuleName> names = [] {
+    std::vector<RuleName> out;
+    for (const rules::Rule* rule : rules::allRules()) {
+      out.push_back({std::string(rule->info().code), std::string(rule->info().name)});
+    }
+    return out;
+  }();
+  return names;
+}
+
+} // namespace
+
+struct CompileCommands::Impl {
+  std::unique_ptr<clang::tooling::CompilationDatabase> database; // -p, with interpolation
+  std::vector<std::string> extraArgs;
+  bool extraArgsGiven = false;
+  bool autodetect = false; // neither -p nor --: look for compile_commands.json above each file
+  mutable std::mutex mutex;
+  mutable std::map<std::string, std::shared_ptr<clang::tooling::CompilationDatabase>> detected;
+
+  clang::tooling::CompileCommand commandFor(const std::string& path) const {
+    std::vector<clang::tooling::CompileCommand> commands;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      const clang::tooling::CompilationDatabase* source = database.get();
+      if (source == nullptr && autodetect) {
+        const std::string folder = std::string(llvm::sys::path::parent_path(path));
+        auto [it, inserted] = detected.try_emplace(folder);
+        if (inserted) {
+          std::string ignored;
+          if (auto found = clang::tooling::CompilationDatabase::autoDetectFromDirectory(folder,
+                                                                                      ignored)) {
+            it->second = clang::tooling::inferMissingCompileCommands(std::move(found));
+          }
+        }
+        source = it->second.get();
+      }
+      if (source != nullptr) commands = source->getCompileCommands(path);
+    }
+    if (!commands.empty()) return commands.front();
+    // No database: clang's defaults plus the flags after `--`, as clang-tidy does.
+    clang::tooling::CompileCommand command;
+    command.Directory = currentDirectory();
+    command.Filename = path;
+    command.CommandLine.push_back("clang-tool");
+    command.CommandLine.insert(command.CommandLine.end(), extraArgs.begin(), extraArgs.end());
+    command.CommandLine.push_back(path);
+    return command;
+  }
+};
+
+CompileCommands::CompileCommands(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompileCommands::~CompileCommands() = default;
+
+std::shared_ptr<const CompileCommands> CompileCommands::load(const CompileOptions& options,
+                                                            std::string& error) {
+  auto impl = std::make_unique<Impl>();
+  impl->extraArgs = options.extraArgs;
+  impl->extraArgsGiven = options.extraArgsGiven;
+  if (!options.buildPath.empty()) {
+    std::string why;
+    auto database =
+        clang::tooling::CompilationDatabase::autoDetectFromDirectory(options.buildPath, why);
+    if (!database) {
+      error = fmt::format("-p {}: no compile_commands.json there or in a folder above it",
+                          options.buildPath);
+      return nullptr;
+    }
+    impl->database = clang::tooling::inferMissingCompileCommands(std::move(database));
+  } else if (!options.extraArgsGiven) {
+    impl->autodetect = true;
+  }
+  return std::shared_ptr<const CompileCommands>(new CompileCommands(std::move(impl)));
+}
+
+CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands) {
+  CppFileResult result;
+  result.module.language = ir::Language::Cpp;
+  result.module.path = source.path();
+  collectNolint(source.bytes(), ruleNames(), result.suppressions);
+
+  const std::string path = absolutePath(source.path());
+  clang::tooling::CompileCommand command;
+  if (commands != nullptr) {
+    command = commands->impl().commandFor(path);
+  } else {
+    command.Directory = currentDirectory();
+    command.Filename = path;
+    command.CommandLine = {"clang-tool", path};
+  }
+  const bool fromDatabase = commands != nullptr && !command.CommandLine.empty() &&
+                            command.CommandLine.front() != "clang-tool";
+  SingleCommandDatabase database(command);
+  clang::tooling::ClangTool tool(database, {path},
+                                 std::make_shared<clang::PCHContainerOperations>(),
+                                 llvm::vfs::createPhysicalFileSystem());
+  tool.mapVirtualFile(path, source.bytes());
+  tool.setPrintErrorMessage(false);
+
+  using clang::tooling::ArgumentInsertPosition;
+  using clang::tooling::getInsertArgumentAdjuster;
+  if (fromDatabase && commands->impl().extraArgsGiven) {
+    tool.appendArgumentsAdjuster(
+        getInsertArgumentAdjuster(commands->impl().extraArgs, ArgumentInsertPosition::END));
+  }
+  const bool header = isHeaderPath(path);
+  const bool cuda = isCudaPath(path);
+  tool.appendArgumentsAdjuster(
+      [header, cuda](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
+        clang::tooling::CommandLineArguments out;
+        out.push_back(args.empty() ? std::string("clang-tool") : args.front());
+        std::string_view resources = GRADLINT_CLANG_RESOURCE_DIR;
+        if (!resources.empty() && !hasArgument(args, "-resource-dir")) {
+          out.push_back("-resource-dir=" + std::string(resources));
+        }
+        // A header on its own is C++, not C; CUDA is read as host code, without a CUDA install.
+        if (header && !hasArgument(args, "-x")) out.push_back("-xc++-header");
+        if (cuda && !hasArgument(args, "--cuda-host-only")) {
+          out.insert(out.end(), {"--cuda-host-only", "-nocudainc", "-nocudalib"});
+        }
+        out.push_back("-w"); // warnings are not shown; errors are counted
+        out.insert(out.end(), args.begin() + (args.empty() ? 0 : 1), args.end());
+        return out;
+      });
+
+  ErrorCounter errors(path, source.path());
+  tool.setDiagnosticConsumer(&errors);
+  LoweredTranslationUnit lowered;
+  lowered.module.language = ir::Language::Cpp;
+  lowered.module.path = source.path();
+  LowerActionFactory factory(source, lowered);
+  tool.run(&factory);
+
+  result.module = std::move(lowered.module);
+  result.module.path = source.path();
+  result.compilerErrors = errors.errors();
+  if (errors.errors() > 0) {
+    result.warnings.push_back(fmt::format("{}: {} compiler error{}, first: {}", source.path(),
+                                          errors.errors(), errors.errors() == 1 ? "" : "s",
+                                          errors.first()));
+  }
+  for (std::string& warning : lowered.warnings) result.warnings.push_back(std::move(warning));
+  return result;
+}
+
+} // namespace gradlint::cpp

@@ -1,0 +1,54 @@
+// The C++ frontend for `gradlint check`: compiles a file with Clang (LibTooling, syntax only)
+// using the flags of a compilation database (`-p BUILD_DIR`) or given after `--`, like
+// clang-tidy, and lowers its functions to the Grad IR (lowering.h). No Clang header is needed
+// to use it.
+#pragma once
+
+#include "checkers/ir/grad_ir.h"
+#include "checkers/ir/suppressions.h"
+#include "checkers/python/source_text.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gradlint::cpp {
+
+struct CompileOptions {
+  std::string buildPath;               // -p: a folder with compile_commands.json (or above it)
+  std::vector<std::string> extraArgs;  // after `--`: the flags, or more flags for the database's
+  bool extraArgsGiven = false;         // `--` was given (possibly with no flags)
+};
+
+// Where each file's compile command comes from, loaded once per run. Thread-safe.
+class CompileCommands {
+public:
+  // Returns null and sets `error` when `-p` names a folder without a usable database.
+  static std::shared_ptr<const CompileCommands> load(const CompileOptions& options,
+                                                     std::string& error);
+  ~CompileCommands();
+  CompileCommands(const CompileCommands&) = delete;
+  CompileCommands& operator=(const CompileCommands&) = delete;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+private:
+  explicit CompileCommands(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct CppFileResult {
+  ir::ModuleIR module;
+  Suppressions suppressions;
+  // Not findings: "N compiler errors, first: ..." (one line), functions not analysed.
+  std::vector<std::string> warnings;
+  unsigned compilerErrors = 0;
+};
+
+// Compiles `source` (its bytes, not the file on disk: stdin works too) and lowers it.
+// `commands` may be null: the file is compiled with Clang's defaults.
+CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands);
+
+} // namespace gradlint::cpp

@@ -1,0 +1,1168 @@
+#include "checkers/cpp/lowering.h"
+
+#include "rules/grad_mode_api.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMap.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/Analysis/CFG.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/Lexer.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace gradlint::cpp {
+namespace {
+
+using ir::Event;
+using ir::EventKind;
+using ir::kNoNode;
+using ir::NodeId;
+
+// Guards against pathological functions: the IR of one unit stays below this many nodes.
+constexpr size_t kMaxNodesPerUnit = 200'000;
+
+// What a class does to grad mode when an object of it lives in a scope.
+struct ObjectKind {
+  enum Kind : uint8_t {
+    None,
+    Guard,    // a catalog guard, or a class derived from one or holding one as a member
+    Restorer, // a user class whose destructor calls `c10::GradMode::set_enabled`
+  } kind = None;
+  const rules::CppGuardType* guard = nullptr; // Guard: the catalog entry it comes from
+  std::string typeName;                       // qualified name of the class itself
+};
+
+bool isSetEnabledCall(const clang::Stmt* stmt) {
+  const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(stmt);
+  if (call == nullptr) return false;
+  const clang::FunctionDecl* callee = call->getDirectCallee();
+  return callee != nullptr && rules::classifyCppFunction(callee->getQualifiedNameAsString()) ==
+                                  rules::CppGradApi::SetEnabled;
+}
+
+// True when some call in `root` (not in nested lambdas) is `c10::GradMode::set_enabled`.
+bool callsSetEnabled(const clang::Stmt* root) {
+  std::vector<const clang::Stmt*> stack{root};
+  while (!stack.empty()) {
+    const clang::Stmt* stmt = stack.back();
+    stack.pop_back();
+    if (stmt == nullptr || llvm::isa<clang::LambdaExpr>(stmt)) continue;
+    if (isSetEnabledCall(stmt)) return true;
+    for (const clang::Stmt* child : stmt->children()) stack.push_back(child);
+  }
+  return false;
+}
+
+class TypeClassifier {
+public:
+  const ObjectKind& classify(const clang::CXXRecordDecl* record, int depth = 0) {
+    static const ObjectKind kNone;
+    if (record == nullptr) return kNone;
+    if (const clang::CXXRecordDecl* definition = record->getDefinition()) record = definition;
+    if (auto it = cache_.find(record); it != cache_.end()) return it->second;
+    cache_[record] = ObjectKind{}; // None while being computed: breaks cycles
+    ObjectKind result;
+    result.typeName = record->getQualifiedNameAsString();
+    if (const rules::CppGuardType* guard = rules::findCppGuard(result.typeName)) {
+      result.kind = ObjectKind::Guard;
+      result.guard = guard;
+    } else if (record->hasDefinition() && depth < 8) {
+      for (const clang::CXXBaseSpecifier& base : record->bases()) {
+        const ObjectKind& inner = classify(base.getType()->getAsCXXRecordDecl(), depth + 1);
+        if (inner.kind == ObjectKind::Guard) {
+          result.kind = ObjectKind::Guard;
+          result.guard = inner.guard;
+          break;
+        }
+      }
+      if (result.kind == ObjectKind::None) {
+        for (const clang::FieldDecl* field : record->fields()) {
+          const ObjectKind& inner =
+              classify(field->getType()->getAsCXXRecordDecl(), depth + 1);
+          if (inner.kind == ObjectKind::Guard) {
+            result.kind = ObjectKind::Guard;
+            result.guard = inner.guard;
+            break;
+          }
+        }
+      }
+      if (result.kind == ObjectKind::None) {
+        if (const clang::CXXDestructorDecl* destructor = record->getDestructor()) {
+          const clang::FunctionDecl* definition = nullptr;
+          if (destructor->hasBody(definition) && definition != nullptr &&
+              callsSetEnabled(definition->getBody())) {
+            result.kind = ObjectKind::Restorer;
+          }
+        }
+      }
+    }
+    // References into an unordered_map survive rehashing.
+    ObjectKind& stored = cache_[record];
+    stored = std::move(result);
+    return stored;
+  }
+
+  const ObjectKind& classify(clang::QualType type) {
+    static const ObjectKind kNone;
+    if (type.isNull() || type->isDependentType()) return kNone;
+    return classify(type.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  }
+
+private:
+  std::unordered_map<const clang::CXXRecordDecl*, ObjectKind> cache_;
+};
+
+// Strips what does not change which value an expression is.
+const clang::Expr* strip(const clang::Expr* expr) {
+  while (expr != nullptr) {
+    const clang::Expr* next = expr->IgnoreParenImpCasts();
+    if (const auto* cleanups = llvm::dyn_cast<clang::ExprWithCleanups>(next)) {
+      next = cleanups->getSubExpr();
+    } else if (const auto* bind = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(next)) {
+      next = bind->getSubExpr();
+    } else if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(next)) {
+      next = temporary->getSubExpr();
+    } else if (const auto* constant = llvm::dyn_cast<clang::ConstantExpr>(next)) {
+      next = constant->getSubExpr();
+    } else if (const auto* list = llvm::dyn_cast<clang::InitListExpr>(next);
+               list != nullptr && list->getNumInits() == 1) {
+      next = list->getInit(0);
+    }
+    if (next == expr) return expr;
+    expr = next;
+  }
+  return expr;
+}
+
+bool isIsEnabledCall(const clang::Expr* expr) {
+  const auto* call = llvm::dyn_cast_or_null<clang::CallExpr>(strip(expr));
+  if (call == nullptr) return false;
+  const clang::FunctionDecl* callee = call->getDirectCallee();
+  return callee != nullptr && rules::classifyCppFunction(callee->getQualifiedNameAsString()) ==
+                                  rules::CppGradApi::IsEnabled;
+}
+
+bool cannotThrow(const clang::FunctionProtoType* proto) {
+  return proto != nullptr && proto->canThrow() == clang::CT_Cannot;
+}
+
+bool mayThrow(const clang::CallExpr* call) {
+  if (const clang::FunctionDecl* callee = call->getDirectCallee()) {
+    if (callee->getBuiltinID() != 0 || llvm::isa<clang::CXXDestructorDecl>(callee)) return false;
+    return !cannotThrow(callee->getType()->getAs<clang::FunctionProtoType>());
+  }
+  clang::QualType type = call->getCallee()->getType();
+  if (type.isNull()) return true;
+  if (const auto* pointer = type->getAs<clang::PointerType>()) type = pointer->getPointeeType();
+  if (const auto* member = type->getAs<clang::MemberPointerType>()) type = member->getPointeeType();
+  return !cannotThrow(type->getAs<clang::FunctionProtoType>());
+}
+
+// A statement position: the value of an expression directly here is thrown away.
+bool isStatementContext(const clang::Stmt* parent, const clang::Stmt* child) {
+  if (parent == nullptr) return false;
+  if (llvm::isa<clang::CompoundStmt, clang::CaseStmt, clang::DefaultStmt, clang::LabelStmt,
+                clang::AttributedStmt>(parent)) {
+    return true;
+  }
+  if (const auto* ifStmt = llvm::dyn_cast<clang::IfStmt>(parent)) {
+    return child == ifStmt->getThen() || child == ifStmt->getElse();
+  }
+  if (const auto* whileStmt = llvm::dyn_cast<clang::WhileStmt>(parent)) {
+    return child == whileStmt->getBody();
+  }
+  if (const auto* doStmt = llvm::dyn_cast<clang::DoStmt>(parent)) return child == doStmt->getBody();
+  if (const auto* forStmt = llvm::dyn_cast<clang::ForStmt>(parent)) {
+    return child == forStmt->getBody() || child == forStmt->getInc();
+  }
+  if (const auto* rangeFor = llvm::dyn_cast<clang::CXXForRangeStmt>(parent)) {
+    return child == rangeFor->getBody();
+  }
+  return false;
+}
+
+bool isVoidCast(const clang::Stmt* stmt) {
+  const auto* cast = llvm::dyn_cast<clang::ExplicitCastExpr>(stmt);
+  return cast != nullptr && cast->getType()->isVoidType();
+}
+
+class TranslationUnitLowering;
+
+class UnitLowerer {
+public:
+  UnitLowerer(TranslationUnitLowering& tu, const clang::FunctionDecl* function,
+              ir::FunctionIR& fn)
+      : tu_(tu), function_(function), body_(function->getBody()), fn_(fn),
+        parents_(function->getBody()) {}
+
+  // False when Clang could not build the function's CFG; the unit then holds only the
+  // syntactic findings (GL105/GL106 nodes).
+  bool lower();
+  bool tooLarge() const { return tooLarge_; }
+
+private:
+  // --- positions ---------------------------------------------------------------------------
+  ir::SourceRange rangeOf(clang::SourceRange range) const;
+  ir::SourceRange rangeOf(const clang::Stmt* stmt) const {
+    return rangeOf(stmt->getSourceRange());
+  }
+  std::string textOf(clang::SourceRange range) const;
+
+  // --- building the graph ------------------------------------------------------------------
+  NodeId newNode(Event event);
+  void link(NodeId from, NodeId to);
+  NodeId emit(Event event, const clang::Stmt* at);
+  NodeId blockEntry(const clang::CFGBlock* block);
+
+  // --- scopes ------------------------------------------------------------------------------
+  struct Scope {
+    std::vector<const clang::VarDecl*> live; // guard objects alive here, innermost first
+    // Try blocks around the statement, innermost first, with live.size() at each boundary.
+    std::vector<std::pair<size_t, const clang::CXXTryStmt*>> tries;
+  };
+  Scope scopeOf(const clang::Stmt* stmt) const;
+  void collectScopeObjects();
+  bool isGuardObject(const clang::VarDecl* var) const;
+  const ObjectKind& objectKind(const clang::VarDecl* var) const;
+  NodeId landing(const Scope& scope, size_t tryLevel);
+  NodeId landingFor(const clang::Stmt* stmt);
+  NodeId dispatch(const clang::CXXTryStmt* tryStmt, const Scope& outer, size_t tryLevel);
+  NodeId cleanupChain(const std::vector<const clang::VarDecl*>& objects, NodeId target);
+  void setRegion(Event& event, const clang::Stmt* at) const;
+
+  // --- events ------------------------------------------------------------------------------
+  void lowerBlock(const clang::CFGBlock* block);
+  void lowerStmt(const clang::Stmt* stmt, const clang::ReturnStmt*& pendingReturn,
+                 bool& terminated);
+  void lowerCall(const clang::CallExpr* call);
+  void lowerSetEnabled(const clang::CallExpr* call, const std::string& callee);
+  void lowerConstruct(const clang::CXXConstructExpr* construct);
+  void lowerVarDecl(const clang::VarDecl* var, const clang::Stmt* at);
+  void lowerDestructor(const clang::VarDecl* var, const clang::Stmt* trigger);
+  void lowerInitializer(const clang::CXXCtorInitializer* initializer);
+  void lowerSyntacticFindings();
+  std::string varName(const clang::ValueDecl* decl) const;
+  // The variable a call's value is stored in: `x = f()`, `T x = f()`; "" otherwise.
+  std::string assignedTo(const clang::Expr* expr) const;
+  bool resultDiscarded(const clang::Expr* expr) const;
+  ir::GradValue modeArgument(const clang::Expr* argument) const;
+  ir::GradValue guardArgument(const ObjectKind& kind, const clang::Expr* init) const;
+
+  TranslationUnitLowering& tu_;
+  const clang::FunctionDecl* function_;
+  const clang::Stmt* body_;
+  ir::FunctionIR& fn_;
+  clang::ParentMap parents_;
+  std::unique_ptr<clang::CFG> cfg_;
+  NodeId current_ = kNoNode;
+  NodeId exceptionalTarget_ = kNoNode; // kNoNode: the function is noexcept (terminate)
+  bool tooLarge_ = false;
+  std::unordered_map<unsigned, NodeId> blockEntries_;
+  std::unordered_map<const clang::CXXCatchStmt*, const clang::CFGBlock*> catchBlocks_;
+  std::unordered_map<const clang::DeclStmt*, const clang::DeclStmt*> syntheticDecls_;
+  // Per statement directly in a compound statement: the guard objects declared before it there.
+  std::unordered_map<const clang::Stmt*, std::vector<const clang::VarDecl*>> declaredBefore_;
+  std::unordered_map<const clang::VarDecl*, NodeId> guardEnters_;
+  std::unordered_map<const clang::CXXTryStmt*, NodeId> dispatches_;
+  std::map<std::pair<std::vector<const clang::VarDecl*>, NodeId>, NodeId> chains_;
+  std::unordered_map<std::string, int> nameCounts_;
+};
+
+class TranslationUnitLowering : public clang::RecursiveASTVisitor<TranslationUnitLowering> {
+public:
+  TranslationUnitLowering(clang::ASTContext& context, const SourceText& source)
+      : context_(context), sources_(context.getSourceManager()), source_(source),
+        mainFile_(sources_.getMainFileID()) {}
+
+  void run() {
+    result_.module.language = ir::Language::Cpp;
+    result_.module.path = source_.path();
+    TraverseDecl(context_.getTranslationUnitDecl());
+    std::stable_sort(result_.module.units.begin(), result_.module.units.end(),
+                     [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
+                       return a.range.startByte < b.range.startByte;
+                     });
+  }
+  LoweredTranslationUnit take() { return std::move(result_); }
+
+  // Templates are analysed as written, once; their instantiations are not visited.
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool TraverseDecl(clang::Decl* decl) {
+    // Declarations from headers hold nothing to report; skipping them keeps big includes cheap.
+    if (decl != nullptr && !llvm::isa<clang::TranslationUnitDecl>(decl) &&
+        !llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl, clang::ExportDecl>(decl) &&
+        !inMainFile(decl->getLocation())) {
+      return true;
+    }
+    if (decl != nullptr && llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl>(decl) &&
+        !declaresInMainFile(llvm::cast<clang::DeclContext>(decl))) {
+      return true;
+    }
+    return RecursiveASTVisitor::TraverseDecl(decl);
+  }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* function) {
+    if (!function->doesThisDeclarationHaveABody() || function->getBody() == nullptr) return true;
+    if (function->isTemplateInstantiation()) return true;
+    if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function);
+        method != nullptr && method->getParent()->isLambda()) {
+      return true; // VisitLambdaExpr
+    }
+    if (!inMainFile(function->getLocation())) return true;
+    lowerUnit(function, ir::UnitKind::Function);
+    return true;
+  }
+
+  bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
+    const clang::CXXMethodDecl* call = lambda->getCallOperator();
+    if (call == nullptr || call->getBody() == nullptr || !inMainFile(lambda->getBeginLoc())) {
+      return true;
+    }
+    lowerUnit(call, ir::UnitKind::Lambda);
+    return true;
+  }
+
+  bool inMainFile(clang::SourceLocation location) const {
+    if (location.isInvalid()) return false;
+    return sources_.getFileID(sources_.getExpansionLoc(location)) == mainFile_;
+  }
+
+  // A namespace spread over headers and the main file: only worth entering when some of its
+  // declarations are in the main file.
+  bool declaresInMainFile(const clang::DeclContext* context) const {
+    for (const clang::Decl* decl : context->decls()) {
+      if (inMainFile(decl->getLocation())) return true;
+      if (const auto* inner = llvm::dyn_cast<clang::DeclContext>(decl);
+          inner != nullptr && llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl>(decl) &&
+          declaresInMainFile(inner)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  clang::ASTContext& context() { return context_; }
+  const clang::SourceManager& sources() const { return sources_; }
+  const SourceText& source() const { return source_; }
+  clang::FileID mainFile() const { return mainFile_; }
+  TypeClassifier& types() { return types_; }
+
+  // Byte offsets in the main file of a range, as the user sees it: spellings inside a macro are
+  // placed at the macro's use.
+  std::optional<std::pair<uint32_t, uint32_t>> bytes(clang::SourceRange range) const {
+    if (range.isInvalid()) return std::nullopt;
+    const clang::SourceLocation begin = sources_.getExpansionLoc(range.getBegin());
+    const clang::CharSourceRange endRange = sources_.getExpansionRange(range.getEnd());
+    clang::SourceLocation end = endRange.getEnd();
+    if (endRange.isTokenRange()) {
+      end = clang::Lexer::getLocForEndOfToken(end, 0, sources_, context_.getLangOpts());
+    }
+    if (begin.isInvalid() || end.isInvalid()) return std::nullopt;
+    const auto [beginFile, beginOffset] = sources_.getDecomposedLoc(begin);
+    const auto [endFile, endOffset] = sources_.getDecomposedLoc(end);
+    if (beginFile != mainFile_ || endFile != mainFile_ || endOffset < beginOffset ||
+        endOffset > source_.bytes().size()) {
+      return std::nullopt;
+    }
+    return std::make_pair(beginOffset, endOffset);
+  }
+
+  // The text of a range when it is spelled entirely in the main file (not in a macro).
+  std::string spelling(clang::SourceRange range) const {
+    if (range.isInvalid() || range.getBegin().isMacroID() || range.getEnd().isMacroID()) {
+      return "";
+    }
+    const auto span = bytes(range);
+    if (!span) return "";
+    return source_.bytes().substr(span->first, span->second - span->first);
+  }
+
+private:
+  void lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind);
+
+  clang::ASTContext& context_;
+  const clang::SourceManager& sources_;
+  const SourceText& source_;
+  clang::FileID mainFile_;
+  TypeClassifier types_;
+  LoweredTranslationUnit result_;
+};
+
+// --- UnitLowerer ---------------------------------------------------------------------------
+
+ir::SourceRange UnitLowerer::rangeOf(clang::SourceRange range) const {
+  if (const auto span = tu_.bytes(range)) {
+    return tu_.source().range(span->first, span->second);
+  }
+  // Spelled outside the main file (an #include inside a body): point at the function.
+  return fn_.nameRange;
+}
+
+std::string UnitLowerer::textOf(clang::SourceRange range) const { return tu_.spelling(range); }
+
+NodeId UnitLowerer::newNode(Event event) {
+  if (fn_.nodes.size() >= kMaxNodesPerUnit) tooLarge_ = true;
+  fn_.nodes.push_back(ir::Node{std::move(event), {}, kNoNode});
+  return static_cast<NodeId>(fn_.nodes.size() - 1);
+}
+
+void UnitLowerer::link(NodeId from, NodeId to) {
+  if (from == kNoNode || to == kNoNode) return;
+  std::vector<NodeId>& succs = fn_.nodes[from].succs;
+  if (std::find(succs.begin(), succs.end(), to) == succs.end()) succs.push_back(to);
+}
+
+NodeId UnitLowerer::emit(Event event, const clang::Stmt* at) {
+  if (at != nullptr) setRegion(event, at);
+  const bool mayRaise = event.mayRaise;
+  const NodeId id = newNode(std::move(event));
+  link(current_, id);
+  if (mayRaise) fn_.nodes[id].exceptionSucc = at != nullptr ? landingFor(at) : exceptionalTarget_;
+  current_ = id;
+  return id;
+}
+
+NodeId UnitLowerer::blockEntry(const clang::CFGBlock* block) {
+  auto [it, inserted] = blockEntries_.try_emplace(block->getBlockID(), kNoNode);
+  if (inserted) it->second = newNode(Event{});
+  return it->second;
+}
+
+std::string UnitLowerer::varName(const clang::ValueDecl* decl) const {
+  std::string name = decl->getNameAsString();
+  if (name.empty()) name = "<unnamed>";
+  // Two variables of one name (shadowing, sibling scopes) stay apart: `g@12` for the later.
+  auto it = nameCounts_.find(name);
+  if (it != nameCounts_.end() && it->second > 1 && llvm::isa<clang::VarDecl>(decl) &&
+      !llvm::isa<clang::ParmVarDecl>(decl)) {
+    const auto span = tu_.bytes(decl->getLocation());
+    if (span) name += fmt::format("@{}", tu_.source().lineOf(span->first) + 1);
+  }
+  return name;
+}
+
+bool UnitLowerer::resultDiscarded(const clang::Expr* expr) const {
+  const clang::Stmt* child = expr;
+  const clang::Stmt* parent = parents_.getParent(child);
+  while (parent != nullptr &&
+         (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
+                    clang::CXXBindTemporaryExpr, clang::MaterializeTemporaryExpr,
+                    clang::ConstantExpr>(parent) ||
+          isVoidCast(parent))) {
+    child = parent;
+    parent = parents_.getParent(child);
+  }
+  return isStatementContext(parent, child);
+}
+
+std::string UnitLowerer::assignedTo(const clang::Expr* expr) const {
+  const clang::Stmt* child = expr;
+  const clang::Stmt* parent = parents_.getParent(child);
+  while (parent != nullptr &&
+         (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
+                    clang::CXXBindTemporaryExpr, clang::MaterializeTemporaryExpr,
+                    clang::ConstantExpr, clang::InitListExpr>(parent))) {
+    child = parent;
+    parent = parents_.getParent(child);
+  }
+  if (parent == nullptr) return "";
+  if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(parent)) {
+    for (const clang::Decl* d : decl->decls()) {
+      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d); var != nullptr && var->getInit() == child) {
+        return varName(var);
+      }
+    }
+    return "";
+  }
+  if (const auto* assign = llvm::dyn_cast<clang::BinaryOperator>(parent);
+      assign != nullptr && assign->isAssignmentOp() && assign->getRHS() == child) {
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts())) {
+      return varName(ref->getDecl());
+    }
+    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(assign->getLHS()->IgnoreParenImpCasts())) {
+      return member->getMemberDecl()->getNameAsString();
+    }
+  }
+  return "";
+}
+
+ir::GradValue UnitLowerer::modeArgument(const clang::Expr* argument) const {
+  if (argument == nullptr) return ir::GradValue::Unknown;
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(argument->IgnoreParenImpCasts())) {
+    argument = defaulted->getExpr();
+  }
+  bool value = false;
+  if (!argument->isValueDependent() && !argument->isTypeDependent() &&
+      argument->EvaluateAsBooleanCondition(value, tu_.context())) {
+    return value ? ir::GradValue::Enabled : ir::GradValue::Disabled;
+  }
+  return ir::GradValue::Unknown;
+}
+
+ir::GradValue UnitLowerer::guardArgument(const ObjectKind& kind, const clang::Expr* init) const {
+  // The mode argument as Python's lowering records it: `AutoGradMode(false)` -> Disabled,
+  // `InferenceMode()` -> Enabled (inference mode on); Unknown for guards that take none.
+  if (kind.guard == nullptr || kind.typeName != kind.guard->qualifiedName) {
+    return ir::GradValue::Unknown;
+  }
+  if (kind.guard->kind != ir::GuardKind::SetGradEnabled &&
+      kind.guard->kind != ir::GuardKind::InferenceMode) {
+    return ir::GradValue::Unknown;
+  }
+  const auto* construct = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(strip(init));
+  if (construct == nullptr) return ir::GradValue::Unknown;
+  if (construct->getNumArgs() == 0) {
+    return kind.guard->kind == ir::GuardKind::InferenceMode ? ir::GradValue::Enabled
+                                                            : ir::GradValue::Unknown;
+  }
+  return modeArgument(construct->getArg(0));
+}
+
+bool guardDisablesGrad(ir::GuardKind guard, ir::GradValue argument) {
+  switch (guard) {
+  case ir::GuardKind::NoGrad: return true;
+  case ir::GuardKind::InferenceMode: return argument != ir::GradValue::Disabled;
+  case ir::GuardKind::SetGradEnabled: return argument == ir::GradValue::Disabled;
+  default: return false;
+  }
+}
+
+const ObjectKind& UnitLowerer::objectKind(const clang::VarDecl* var) const {
+  static const ObjectKind kNone;
+  if (!var->hasLocalStorage()) return kNone;
+  clang::QualType type = var->getType();
+  if (type->isReferenceType()) {
+    // Only a reference that extends a temporary's life owns a guard.
+    const clang::Expr* init = var->getInit();
+    if (init == nullptr) return kNone;
+    init = init->IgnoreImplicit();
+    if (const auto* cleanups = llvm::dyn_cast<clang::ExprWithCleanups>(init)) {
+      init = cleanups->getSubExpr()->IgnoreImplicit();
+    }
+    if (!llvm::isa<clang::MaterializeTemporaryExpr>(init)) return kNone;
+  }
+  return tu_.types().classify(type);
+}
+
+bool UnitLowerer::isGuardObject(const clang::VarDecl* var) const {
+  return objectKind(var).kind != ObjectKind::None;
+}
+
+void UnitLowerer::collectScopeObjects() {
+  // One pass over the body: per compound statement, which guard objects each child statement
+  // sees declared before it. Nested lambdas are their own units.
+  std::vector<const clang::Stmt*> stack{body_};
+  while (!stack.empty()) {
+    const clang::Stmt* stmt = stack.back();
+    stack.pop_back();
+    if (stmt == nullptr) continue;
+    if (llvm::isa<clang::LambdaExpr>(stmt)) continue;
+    if (const auto* compound = llvm::dyn_cast<clang::CompoundStmt>(stmt)) {
+      std::vector<const clang::VarDecl*> seen;
+      for (const clang::Stmt* child : compound->body()) {
+        if (!seen.empty()) declaredBefore_[child] = seen;
+        if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(child)) {
+          for (const clang::Decl* d : decl->decls()) {
+            if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d); var != nullptr && isGuardObject(var)) {
+              seen.push_back(var);
+            }
+          }
+        }
+      }
+    }
+    if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
+      for (const clang::Decl* d : decl->decls()) {
+        if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d)) {
+          ++nameCounts_[var->getNameAsString()];
+        }
+      }
+    }
+    for (const clang::Stmt* child : stmt->children()) stack.push_back(child);
+  }
+}
+
+UnitLowerer::Scope UnitLowerer::scopeOf(const clang::Stmt* stmt) const {
+  Scope scope;
+  auto addVar = [&](const clang::VarDecl* var) {
+    if (var != nullptr && isGuardObject(var)) scope.live.push_back(var);
+  };
+  auto addDeclStmt = [&](const clang::Stmt* init) {
+    if (const auto* decl = llvm::dyn_cast_or_null<clang::DeclStmt>(init)) {
+      std::vector<const clang::VarDecl*> vars;
+      for (const clang::Decl* d : decl->decls()) vars.push_back(llvm::dyn_cast<clang::VarDecl>(d));
+      for (auto it = vars.rbegin(); it != vars.rend(); ++it) addVar(*it);
+    }
+  };
+  const clang::Stmt* child = stmt;
+  for (const clang::Stmt* parent = parents_.getParent(child); parent != nullptr;
+       child = parent, parent = parents_.getParent(child)) {
+    if (llvm::isa<clang::CompoundStmt>(parent)) {
+      if (auto it = declaredBefore_.find(child); it != declaredBefore_.end()) {
+        for (auto var = it->second.rbegin(); var != it->second.rend(); ++var) addVar(*var);
+      }
+    } else if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(parent)) {
+      // `T a; ... T b = f();`: in a declaration, the declarators before the one being
+      // initialised are alive.
+      std::vector<const clang::VarDecl*> before;
+      for (const clang::Decl* d : decl->decls()) {
+        const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+        if (var == nullptr) continue;
+        if (var->getInit() == child) break;
+        before.push_back(var);
+      }
+      for (auto var = before.rbegin(); var != before.rend(); ++var) addVar(*var);
+    } else if (const auto* ifStmt = llvm::dyn_cast<clang::IfStmt>(parent)) {
+      if (child == ifStmt->getThen() || child == ifStmt->getElse()) {
+        addVar(ifStmt->getConditionVariable());
+        addDeclStmt(ifStmt->getInit());
+      }
+    } else if (const auto* switchStmt = llvm::dyn_cast<clang::SwitchStmt>(parent)) {
+      if (child == switchStmt->getBody()) {
+        addVar(switchStmt->getConditionVariable());
+        addDeclStmt(switchStmt->getInit());
+      }
+    } else if (const auto* whileStmt = llvm::dyn_cast<clang::WhileStmt>(parent)) {
+      if (child == whileStmt->getBody()) addVar(whileStmt->getConditionVariable());
+    } else if (const auto* forStmt = llvm::dyn_cast<clang::ForStmt>(parent)) {
+      if (child != forStmt->getInit()) {
+        addVar(forStmt->getConditionVariable());
+        addDeclStmt(forStmt->getInit());
+      }
+    } else if (const auto* rangeFor = llvm::dyn_cast<clang::CXXForRangeStmt>(parent)) {
+      if (child == rangeFor->getBody()) addVar(rangeFor->getLoopVariable());
+    } else if (const auto* tryStmt = llvm::dyn_cast<clang::CXXTryStmt>(parent)) {
+      if (child == tryStmt->getTryBlock()) scope.tries.emplace_back(scope.live.size(), tryStmt);
+    }
+  }
+  return scope;
+}
+
+NodeId UnitLowerer::cleanupChain(const std::vector<const clang::VarDecl*>& objects, NodeId target) {
+  if (objects.empty()) return target;
+  auto key = std::make_pair(objects, target);
+  if (auto it = chains_.find(key); it != chains_.end()) return it->second;
+  // Destructors run innermost first; each guard restores the mode it saved.
+  NodeId first = kNoNode;
+  NodeId previous = kNoNode;
+  for (const clang::VarDecl* var : objects) {
+    const ObjectKind& kind = objectKind(var);
+    std::vector<Event> events;
+    if (kind.kind == ObjectKind::Restorer || (kind.guard != nullptr && kind.guard->savesGradMode)) {
+      Event restore;
+      restore.kind = EventKind::RestoreGrad;
+      restore.var = varName(var);
+      restore.range = rangeOf(var->getSourceRange());
+      events.push_back(std::move(restore));
+    }
+    if (kind.kind == ObjectKind::Guard) {
+      Event exit;
+      exit.kind = EventKind::ExitGuard;
+      exit.guard = kind.guard->kind;
+      exit.callee = kind.typeName;
+      exit.range = rangeOf(var->getSourceRange());
+      events.push_back(std::move(exit));
+    }
+    for (Event& event : events) {
+      const NodeId id = newNode(std::move(event));
+      if (first == kNoNode) first = id;
+      link(previous, id);
+      previous = id;
+    }
+  }
+  link(previous, target);
+  if (first == kNoNode) first = target;
+  chains_.emplace(std::move(key), first);
+  return first;
+}
+
+NodeId UnitLowerer::landing(const Scope& scope, size_t tryLevel) {
+  const size_t from = tryLevel == 0 ? 0 : scope.tries[tryLevel - 1].first;
+  const size_t to = tryLevel < scope.tries.size() ? scope.tries[tryLevel].first : scope.live.size();
+  std::vector<const clang::VarDecl*> objects(scope.live.begin() + static_cast<ptrdiff_t>(from),
+                                             scope.live.begin() + static_cast<ptrdiff_t>(to));
+  NodeId target = exceptionalTarget_;
+  if (tryLevel < scope.tries.size()) {
+    target = dispatch(scope.tries[tryLevel].second, scope, tryLevel + 1);
+  }
+  if (target == kNoNode) return kNoNode; // a noexcept function terminates: nothing runs
+  return cleanupChain(objects, target);
+}
+
+NodeId UnitLowerer::dispatch(const clang::CXXTryStmt* tryStmt, const Scope& outer,
+                             size_t tryLevel) {
+  if (auto it = dispatches_.find(tryStmt); it != dispatches_.end()) return it->second;
+  const NodeId id = newNode(Event{});
+  dispatches_.emplace(tryStmt, id);
+  bool catchesAll = false;
+  for (unsigned i = 0; i < tryStmt->getNumHandlers(); ++i) {
+    const clang::CXXCatchStmt* handler = tryStmt->getHandler(i);
+    if (handler->getExceptionDecl() == nullptr) catchesAll = true; // catch (...)
+    if (auto block = catchBlocks_.find(handler); block != catchBlocks_.end()) {
+      link(id, blockEntry(block->second));
+    }
+  }
+  if (!catchesAll) link(id, landing(outer, tryLevel));
+  return id;
+}
+
+NodeId UnitLowerer::landingFor(const clang::Stmt* stmt) {
+  return landing(scopeOf(stmt), 0);
+}
+
+void UnitLowerer::setRegion(Event& event, const clang::Stmt* at) const {
+  const Scope scope = scopeOf(at);
+  for (const clang::VarDecl* var : scope.live) {
+    const ObjectKind& kind = objectKind(var);
+    if (kind.kind != ObjectKind::Guard || kind.guard->kind == ir::GuardKind::Other) continue;
+    event.region = kind.guard->kind;
+    event.regionDisablesGrad =
+        guardDisablesGrad(kind.guard->kind, guardArgument(kind, var->getInit()));
+    auto enter = guardEnters_.find(var);
+    event.regionEnter = enter == guardEnters_.end() ? UINT32_MAX : enter->second;
+    return;
+  }
+}
+
+void UnitLowerer::lowerSetEnabled(const clang::CallExpr* call, const std::string& callee) {
+  Event event;
+  event.kind = EventKind::SetGrad;
+  event.callee = callee;
+  event.spelled = textOf(call->getCallee()->getSourceRange());
+  if (event.spelled.empty()) event.spelled = callee;
+  event.range = rangeOf(call);
+  const clang::Expr* argument = call->getNumArgs() > 0 ? call->getArg(0) : nullptr;
+  event.value = modeArgument(argument);
+  if (argument != nullptr) {
+    const std::string written = textOf(argument->getSourceRange());
+    event.argVars.push_back(written);
+  }
+  if (event.value == ir::GradValue::Unknown && argument != nullptr) {
+    const clang::Expr* value = argument->IgnoreParenImpCasts();
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(value)) {
+      if (const auto* param = llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl());
+          param != nullptr && param->getDeclContext() == function_) {
+        event.kind = EventKind::RestoreArg;
+        event.argIndex = static_cast<int32_t>(param->getFunctionScopeIndex());
+        event.var = varName(param);
+      } else if (const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+                 var != nullptr && var->hasLocalStorage()) {
+        // A local holding a mode: restoring whatever it saved (the caller's mode when it was
+        // never saved on the path).
+        event.kind = EventKind::RestoreGrad;
+        event.var = varName(var);
+      }
+    } else if (llvm::isa<clang::MemberExpr>(value)) {
+      // A member: a guard object's saved mode (`set_enabled(prev_)` in a destructor).
+      event.kind = EventKind::RestoreGrad;
+      event.var = textOf(value->getSourceRange());
+      if (event.var.empty()) {
+        event.var = llvm::cast<clang::MemberExpr>(value)->getMemberDecl()->getNameAsString();
+      }
+    }
+  }
+  emit(std::move(event), call);
+}
+
+void UnitLowerer::lowerCall(const clang::CallExpr* call) {
+  const clang::FunctionDecl* callee = call->getDirectCallee();
+  std::string name = callee != nullptr ? callee->getQualifiedNameAsString() : std::string();
+  switch (rules::classifyCppFunction(name)) {
+  case rules::CppGradApi::SetEnabled: lowerSetEnabled(call, name); return;
+  case rules::CppGradApi::IsEnabled: return; // a save, lowered at its declaration/assignment
+  case rules::CppGradApi::None: break;
+  }
+  if (callee != nullptr && callee->getBuiltinID() != 0) return;
+  Event event;
+  event.kind = EventKind::Call;
+  event.callee = std::move(name);
+  event.spelled = textOf(call->getCallee()->getSourceRange());
+  event.mayRaise = mayThrow(call);
+  event.resultDiscarded = resultDiscarded(call);
+  event.var = assignedTo(call);
+  event.range = rangeOf(call);
+  for (const clang::Expr* argument : call->arguments()) {
+    const clang::Expr* value = argument->IgnoreParenImpCasts();
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(value);
+    event.argVars.push_back(ref != nullptr && llvm::isa<clang::VarDecl>(ref->getDecl())
+                                ? varName(ref->getDecl())
+                                : std::string());
+    int8_t literal = -1;
+    if (const auto* boolean = llvm::dyn_cast<clang::CXXBoolLiteralExpr>(value)) {
+      literal = boolean->getValue() ? 1 : 0;
+    }
+    event.argBools.push_back(literal);
+  }
+  emit(std::move(event), call);
+}
+
+void UnitLowerer::lowerConstruct(const clang::CXXConstructExpr* construct) {
+  const clang::CXXConstructorDecl* constructor = construct->getConstructor();
+  if (constructor == nullptr || constructor->isTrivial()) return;
+  // Guards are lowered where they are declared (or as GL105 temporaries).
+  if (tu_.types().classify(construct->getType()).kind != ObjectKind::None) return;
+  if (cannotThrow(constructor->getType()->getAs<clang::FunctionProtoType>())) return;
+  Event event;
+  event.kind = EventKind::Call;
+  event.callee = constructor->getQualifiedNameAsString();
+  event.mayRaise = true;
+  event.range = rangeOf(construct);
+  emit(std::move(event), construct);
+}
+
+void UnitLowerer::lowerVarDecl(const clang::VarDecl* var, const clang::Stmt* at) {
+  if (var->getInit() != nullptr && isIsEnabledCall(var->getInit())) {
+    Event save;
+    save.kind = EventKind::SaveGrad;
+    save.var = varName(var);
+    save.range = rangeOf(var->getSourceRange());
+    emit(std::move(save), at);
+    return;
+  }
+  const ObjectKind& kind = objectKind(var);
+  if (kind.kind != ObjectKind::Guard) return; // restorers only matter when they are destroyed
+  const clang::SourceRange declared = var->getSourceRange();
+  if (kind.guard->savesGradMode) {
+    Event save;
+    save.kind = EventKind::SaveGrad;
+    save.var = varName(var);
+    save.range = rangeOf(declared);
+    emit(std::move(save), at);
+  }
+  Event enter;
+  enter.kind = EventKind::EnterGuard;
+  enter.guard = kind.guard->kind;
+  enter.value = guardArgument(kind, var->getInit());
+  enter.callee = kind.typeName;
+  enter.var = varName(var);
+  enter.range = rangeOf(declared);
+  guardEnters_[var] = emit(std::move(enter), at);
+}
+
+void UnitLowerer::lowerDestructor(const clang::VarDecl* var, const clang::Stmt* trigger) {
+  const ObjectKind& kind = objectKind(var);
+  if (kind.kind == ObjectKind::None) return;
+  ir::SourceRange where = rangeOf(var->getSourceRange());
+  if (const auto* compound = llvm::dyn_cast_or_null<clang::CompoundStmt>(trigger)) {
+    where = rangeOf(clang::SourceRange(compound->getRBracLoc(), compound->getRBracLoc()));
+  } else if (trigger != nullptr) {
+    where = rangeOf(trigger);
+  }
+  if (kind.kind == ObjectKind::Restorer || kind.guard->savesGradMode) {
+    Event restore;
+    restore.kind = EventKind::RestoreGrad;
+    restore.var = varName(var);
+    restore.range = where;
+    emit(std::move(restore), nullptr);
+  }
+  if (kind.kind == ObjectKind::Guard) {
+    Event exit;
+    exit.kind = EventKind::ExitGuard;
+    exit.guard = kind.guard->kind;
+    exit.callee = kind.typeName;
+    exit.range = where;
+    emit(std::move(exit), nullptr);
+  }
+}
+
+void UnitLowerer::lowerInitializer(const clang::CXXCtorInitializer* initializer) {
+  // `prev_(c10::GradMode::is_enabled())` in a guard's constructor saves the mode.
+  if (initializer->getMember() == nullptr || !isIsEnabledCall(initializer->getInit())) return;
+  Event save;
+  save.kind = EventKind::SaveGrad;
+  save.var = initializer->getMember()->getNameAsString();
+  save.range = rangeOf(initializer->getSourceRange());
+  emit(std::move(save), nullptr);
+}
+
+void UnitLowerer::lowerStmt(const clang::Stmt* stmt, const clang::ReturnStmt*& pendingReturn,
+                            bool& terminated) {
+  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(stmt)) {
+    lowerCall(call);
+  } else if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(stmt)) {
+    lowerConstruct(construct);
+  } else if (const auto* throwExpr = llvm::dyn_cast<clang::CXXThrowExpr>(stmt)) {
+    Event raise;
+    raise.kind = EventKind::Raise;
+    raise.mayRaise = true;
+    raise.range = rangeOf(throwExpr);
+    emit(std::move(raise), throwExpr);
+    terminated = true;
+  } else if (const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(stmt)) {
+    pendingReturn = ret;
+  } else if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
+    const clang::DeclStmt* original = decl;
+    if (auto it = syntheticDecls_.find(decl); it != syntheticDecls_.end()) original = it->second;
+    for (const clang::Decl* d : decl->decls()) {
+      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d)) lowerVarDecl(var, original);
+    }
+  } else if (const auto* assign = llvm::dyn_cast<clang::BinaryOperator>(stmt);
+             assign != nullptr && assign->getOpcode() == clang::BO_Assign &&
+             isIsEnabledCall(assign->getRHS())) {
+    const clang::Expr* target = assign->getLHS()->IgnoreParenImpCasts();
+    Event save;
+    save.kind = EventKind::SaveGrad;
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(target)) {
+      save.var = varName(ref->getDecl());
+    } else if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(target)) {
+      save.var = textOf(member->getSourceRange());
+      if (save.var.empty()) save.var = member->getMemberDecl()->getNameAsString();
+    } else {
+      return;
+    }
+    save.range = rangeOf(assign);
+    emit(std::move(save), assign);
+  }
+}
+
+void UnitLowerer::lowerBlock(const clang::CFGBlock* block) {
+  current_ = blockEntry(block);
+  const clang::ReturnStmt* pendingReturn = nullptr;
+  bool terminated = false;
+  for (const clang::CFGElement& element : *block) {
+    if (tooLarge_) return;
+    if (auto stmt = element.getAs<clang::CFGStmt>()) {
+      lowerStmt(stmt->getStmt(), pendingReturn, terminated);
+    } else if (auto destructor = element.getAs<clang::CFGAutomaticObjDtor>()) {
+      lowerDestructor(destructor->getVarDecl(), destructor->getTriggerStmt());
+    } else if (auto initializer = element.getAs<clang::CFGInitializer>()) {
+      lowerInitializer(initializer->getInitializer());
+    }
+    if (terminated) return;
+  }
+  if (block->hasNoReturnElement()) return; // abort(), or a [[noreturn]] call that throws
+  if (const clang::Stmt* terminator = block->getTerminatorStmt();
+      terminator != nullptr && llvm::isa<clang::CXXTryStmt>(terminator)) {
+    return; // the try's dispatch block: exceptions reach handlers through landing()
+  }
+  for (const clang::CFGBlock::AdjacentBlock& succ : block->succs()) {
+    const clang::CFGBlock* next = succ.getReachableBlock();
+    if (next == nullptr) continue;
+    if (next != &cfg_->getExit()) {
+      link(current_, blockEntry(next));
+      continue;
+    }
+    Event exit;
+    if (pendingReturn != nullptr) {
+      exit.kind = EventKind::Return;
+      exit.range = rangeOf(pendingReturn);
+      if (const clang::Expr* value = pendingReturn->getRetValue()) {
+        if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(strip(value))) {
+          exit.var = varName(ref->getDecl());
+        }
+      }
+    } else {
+      exit.kind = EventKind::FallThrough;
+      const auto* compound = llvm::dyn_cast<clang::CompoundStmt>(body_);
+      exit.range = compound != nullptr
+                       ? rangeOf(clang::SourceRange(compound->getRBracLoc(), compound->getRBracLoc()))
+                       : fn_.nameRange;
+    }
+    link(emit(std::move(exit), nullptr), fn_.normalExit);
+  }
+}
+
+void UnitLowerer::lowerSyntacticFindings() {
+  // GL105 and GL106 are about how a guard is written, not about paths: their nodes stand
+  // alone (no edges), found by walking the body, so they are reported in code Clang could not
+  // build a CFG for and in unreachable code too.
+  std::vector<const clang::Stmt*> stack{body_};
+  while (!stack.empty()) {
+    const clang::Stmt* stmt = stack.back();
+    stack.pop_back();
+    if (stmt == nullptr || llvm::isa<clang::LambdaExpr>(stmt)) continue;
+    for (const clang::Stmt* child : stmt->children()) stack.push_back(child);
+
+    if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
+      for (const clang::Decl* d : decl->decls()) {
+        const auto* declared = llvm::dyn_cast<clang::FunctionDecl>(d);
+        if (declared == nullptr || declared->getNumParams() != 0) continue;
+        const ObjectKind& kind = tu_.types().classify(declared->getReturnType());
+        if (kind.kind != ObjectKind::Guard) continue;
+        const clang::FunctionTypeLoc loc = declared->getFunctionTypeLoc();
+        if (!loc) continue;
+        // `T name()` only: `T name(void)` says it means a function.
+        const std::string parens =
+            textOf(clang::SourceRange(loc.getLParenLoc(), loc.getRParenLoc()));
+        if (parens.find("void") != std::string::npos) continue;
+        Event event;
+        event.kind = EventKind::LocalFunctionDecl;
+        event.callee = kind.typeName;
+        event.guard = kind.guard->kind;
+        event.var = declared->getNameAsString();
+        event.spelled = textOf(declared->getReturnTypeSourceRange());
+        event.range = rangeOf(clang::SourceRange(declared->getLocation(), loc.getRParenLoc()));
+        newNode(std::move(event));
+      }
+      continue;
+    }
+
+    const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(stmt);
+    if (construct == nullptr || construct->isElidable()) continue;
+    const ObjectKind& kind = tu_.types().classify(construct->getType());
+    if (kind.kind != ObjectKind::Guard) continue;
+    // Climb to the full expression: `T(false)` is a functional cast around the construction.
+    const clang::Stmt* expr = construct;
+    const clang::Stmt* written = construct;
+    const clang::Stmt* parent = parents_.getParent(expr);
+    while (parent != nullptr &&
+           (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
+                      clang::CXXBindTemporaryExpr, clang::MaterializeTemporaryExpr,
+                      clang::ConstantExpr, clang::CXXFunctionalCastExpr>(parent) ||
+            isVoidCast(parent) ||
+            (llvm::isa<clang::CXXConstructExpr>(parent) &&
+             llvm::cast<clang::CXXConstructExpr>(parent)->isElidable()))) {
+      if (llvm::isa<clang::CXXFunctionalCastExpr>(parent)) written = parent;
+      expr = parent;
+      parent = parents_.getParent(expr);
+    }
+    if (!isStatementContext(parent, expr)) continue;
+    clang::SourceRange typeRange;
+    if (const auto* temporary = llvm::dyn_cast<clang::CXXTemporaryObjectExpr>(construct)) {
+      typeRange = temporary->getTypeSourceInfo()->getTypeLoc().getSourceRange();
+    } else if (const auto* cast = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(written)) {
+      typeRange = cast->getTypeInfoAsWritten()->getTypeLoc().getSourceRange();
+    }
+    Event enter;
+    enter.kind = EventKind::EnterGuard;
+    enter.guardTemporary = true;
+    enter.guard = kind.guard->kind;
+    enter.value = guardArgument(kind, construct);
+    enter.callee = kind.typeName;
+    enter.spelled = textOf(typeRange);
+    enter.range = rangeOf(written);
+    for (const clang::Expr* argument : construct->arguments()) {
+      const clang::Expr* value = argument->IgnoreParenImpCasts();
+      const auto* boolean = llvm::dyn_cast<clang::CXXBoolLiteralExpr>(value);
+      enter.argBools.push_back(boolean == nullptr ? -1 : boolean->getValue() ? 1 : 0);
+    }
+    Event exit;
+    exit.kind = EventKind::ExitGuard;
+    exit.guard = enter.guard;
+    exit.callee = enter.callee;
+    exit.range = enter.range;
+    const NodeId enterId = newNode(std::move(enter));
+    link(enterId, newNode(std::move(exit)));
+  }
+}
+
+bool UnitLowerer::lower() {
+  collectScopeObjects();
+
+  Event entry;
+  entry.kind = EventKind::Entry;
+  entry.range = fn_.nameRange;
+  Event normalExit;
+  normalExit.kind = EventKind::NormalExit;
+  Event exceptionalExit;
+  exceptionalExit.kind = EventKind::ExceptionalExit;
+  const auto* proto = function_->getType()->getAs<clang::FunctionProtoType>();
+  const bool noexceptFunction = cannotThrow(proto) || llvm::isa<clang::CXXDestructorDecl>(function_);
+
+  clang::CFG::BuildOptions options;
+  options.AddImplicitDtors = true;
+  options.AddInitializers = true;
+  options.AddCXXDefaultInitExprInCtors = true;
+  options.setAllAlwaysAdd();
+  cfg_ = clang::CFG::buildCFG(function_, const_cast<clang::Stmt*>(body_), &tu_.context(), options);
+
+  lowerSyntacticFindings();
+  if (!cfg_) return false;
+
+  fn_.entry = newNode(entry);
+  fn_.normalExit = newNode(normalExit);
+  fn_.exceptionalExit = newNode(exceptionalExit);
+  exceptionalTarget_ = noexceptFunction ? kNoNode : fn_.exceptionalExit;
+
+  for (const clang::CFGBlock* block : *cfg_) {
+    if (const clang::Stmt* label = block->getLabel()) {
+      if (const auto* handler = llvm::dyn_cast<clang::CXXCatchStmt>(label)) {
+        catchBlocks_[handler] = block;
+      }
+    }
+  }
+  for (auto it = cfg_->synthetic_stmt_begin(); it != cfg_->synthetic_stmt_end(); ++it) {
+    syntheticDecls_[it->first] = it->second;
+  }
+
+  for (const clang::CFGBlock::AdjacentBlock& succ : cfg_->getEntry().succs()) {
+    if (const clang::CFGBlock* next = succ.getReachableBlock()) {
+      link(fn_.entry, next == &cfg_->getExit() ? fn_.normalExit : blockEntry(next));
+    }
+  }
+  for (const clang::CFGBlock* block : *cfg_) {
+    if (block == &cfg_->getEntry() || block == &cfg_->getExit()) continue;
+    lowerBlock(block);
+    if (tooLarge_) return true;
+  }
+  return true;
+}
+
+// --- TranslationUnitLowering -----------------------------------------------------------------
+
+std::string displayName(const clang::FunctionDecl* function, ir::UnitKind kind) {
+  if (kind == ir::UnitKind::Lambda) return "<lambda>";
+  std::string name = function->getNameAsString();
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(function)) {
+    name = method->getParent()->getNameAsString() + "::" + name;
+  }
+  return name;
+}
+
+void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind) {
+  ir::FunctionIR fn;
+  fn.kind = kind;
+  fn.name = displayName(function, kind);
+  if (kind == ir::UnitKind::Function) fn.qualifiedName = function->getQualifiedNameAsString();
+  if (const auto span = bytes(function->getSourceRange())) {
+    fn.range = source_.range(span->first, span->second);
+  }
+  if (const auto span = bytes(function->getNameInfo().getSourceRange());
+      span && kind == ir::UnitKind::Function) {
+    fn.nameRange = source_.range(span->first, span->second);
+  } else if (const auto lambdaSpan = bytes(function->getSourceRange())) {
+    fn.nameRange = source_.range(lambdaSpan->first, lambdaSpan->first);
+  }
+  for (const clang::ParmVarDecl* param : function->parameters()) {
+    fn.params.push_back(param->getName().empty() ? "*" : param->getNameAsString());
+  }
+  // A guard's constructor is the enter half: its destructor restores what it changes.
+  if (const auto* constructor = llvm::dyn_cast<clang::CXXConstructorDecl>(function)) {
+    fn.enterHalf = types_.classify(constructor->getParent()).kind != ObjectKind::None;
+  }
+  UnitLowerer lowerer(*this, function, fn);
+  const bool built = lowerer.lower();
+  if (lowerer.tooLarge()) {
+    result_.warnings.push_back(fmt::format(
+        "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source_.path(),
+        fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
+    fn.nodes.clear();
+    fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
+  } else if (!built) {
+    result_.warnings.push_back(fmt::format(
+        "{}:{}: `{}`: Clang could not build its control-flow graph; only how guards are written "
+        "was checked",
+        source_.path(), fn.range.startLine + 1, fn.name));
+  }
+  result_.module.units.push_back(std::move(fn));
+}
+
+} // namespace
+
+LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context, const SourceText& mainFile) {
+  TranslationUnitLowering lowering(context, mainFile);
+  lowering.run();
+  return lowering.take();
+}
+
+} // namespace gradlint::cpp

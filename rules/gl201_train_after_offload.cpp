@@ -1,0 +1,57 @@
+// GL201 train-after-offload: an object given memory-saving offload hooks (built for inference)
+// is then trained: parameters, gradients and optimizer state end up on different devices.
+#include "rules/offload_flow.h"
+
+#include <fmt/format.h>
+
+namespace gradlint::rules {
+namespace {
+
+class TrainAfterOffload final : public Rule {
+public:
+  const RuleInfo& info() const override {
+    static constexpr RuleInfo kInfo{"GL201", "train-after-offload",
+                                    "A model with CPU/disk offload hooks is trained",
+                                    Severity::Error};
+    return kInfo;
+  }
+  std::vector<std::string_view> markers() const override {
+    return {"offload", "dispatch", "device_map"};
+  }
+
+  void check(RuleContext& context) const override {
+    for (const TrainedWhileOffloaded& found : findTrainingAfterOffload(context)) {
+      if (found.object.mayOffload) continue; // GL202
+      const ir::FunctionIR& fn = context.module().units[found.unit];
+      Diagnostic diagnostic;
+      diagnostic.code = std::string(info().code);
+      diagnostic.severity = info().severity;
+      diagnostic.range = fn.nodes[found.training].event.range;
+      diagnostic.message = fmt::format(
+          "`{}` has offload hooks from `{}` and is trained here ({}): the hooks move weights "
+          "between CPU and GPU around each forward, so parameters, gradients and optimizer "
+          "state end up on different devices (\"Expected all tensors to be on the same "
+          "device\") or training silently goes wrong{}",
+          found.object.path, found.object.how, describeTraining(fn, found.training),
+          found.object.movedAfter ? fmt::format("; `{}.to(...)` does not remove the hooks",
+                                                found.object.path)
+                                  : std::string());
+      diagnostic.help = "offload only for inference; to train, remove the hooks first "
+                        "(`pipe.remove_all_hooks()` in diffusers, "
+                        "`remove_hook_from_module(model, recurse=True)` in accelerate), then "
+                        "move the model with `.to(device)`";
+      diagnostic.related.push_back({std::string(), found.object.offload,
+                                    fmt::format("`{}` is offloaded here", found.object.path)});
+      if (found.object.movedAfter) {
+        diagnostic.related.push_back(
+            {std::string(), found.object.moved, "moving it does not take the hooks off"});
+      }
+      context.report(std::move(diagnostic));
+    }
+  }
+};
+
+} // namespace
+} // namespace gradlint::rules
+
+GRADLINT_REGISTER_RULE(gradlint::rules::TrainAfterOffload)

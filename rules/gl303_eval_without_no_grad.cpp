@@ -1,0 +1,108 @@
+// GL303 eval-without-no-grad: model.eval() then model calls in a loop with grad enabled and no
+// backward(): eval() changes dropout/batch-norm, not autograd, so every call still records a
+// graph and keeps activations alive.
+#include "rules/training_loop.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <deque>
+
+namespace gradlint::rules {
+namespace {
+
+// Hooks that frameworks already run without grad (PyTorch Lightning).
+constexpr std::array<std::string_view, 3> kNoGradHooks = {"validation_step", "test_step",
+                                                          "predict_step"};
+
+class EvalWithoutNoGrad final : public Rule {
+public:
+  const RuleInfo& info() const override {
+    static constexpr RuleInfo kInfo{
+        "GL303", "eval-without-no-grad",
+        "eval() without no_grad(): evaluation still records autograd graphs", Severity::Warning};
+    return kInfo;
+  }
+  std::vector<std::string_view> markers() const override { return {".eval("}; }
+
+  void check(RuleContext& context) const override {
+    const auto& units = context.module().units;
+    for (size_t index = 0; index < units.size(); ++index) {
+      const ir::FunctionIR& fn = units[index];
+      if (fn.entry == ir::kNoNode || !applies(context, fn)) continue;
+      for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
+        const ir::Event& eval = fn.nodes[id].event;
+        if (eval.kind != ir::EventKind::Eval || eval.var.empty()) continue;
+        const ir::NodeId call = firstModelCallInLoop(context, index, id, eval.var);
+        if (call == ir::kNoNode) continue;
+        Diagnostic diagnostic;
+        diagnostic.code = std::string(info().code);
+        diagnostic.severity = info().severity;
+        diagnostic.range = fn.nodes[call].event.range;
+        diagnostic.message = fmt::format(
+            "`{}` runs in evaluation mode but with grad enabled: `eval()` only changes dropout "
+            "and batch-norm, so each call still records an autograd graph and holds its "
+            "activations in memory",
+            eval.var);
+        diagnostic.help = "wrap the evaluation loop in `with torch.no_grad():` (or "
+                          "`torch.inference_mode()`), or decorate the function with "
+                          "`@torch.no_grad()`";
+        diagnostic.related.push_back({std::string(), eval.range, "evaluation mode is set here"});
+        context.report(std::move(diagnostic));
+        break; // one finding per function
+      }
+    }
+  }
+
+private:
+  static bool applies(RuleContext& context, const ir::FunctionIR& fn) {
+    if (std::find(kNoGradHooks.begin(), kNoGradHooks.end(), fn.name) != kNoGradHooks.end()) {
+      return false;
+    }
+    if (!fn.qualifiedName.empty() &&
+        context.summaries().calledOnlyWithGradDisabled(fn.qualifiedName)) {
+      return false;
+    }
+    // A function that also trains is a training loop that evaluates on the side.
+    return std::none_of(fn.nodes.begin(), fn.nodes.end(), [](const ir::Node& node) {
+      return node.event.kind == ir::EventKind::Backward;
+    });
+  }
+
+  // The first call of `model` (or `model.forward`) reachable from the eval() node, inside a
+  // loop, with grad enabled.
+  static ir::NodeId firstModelCallInLoop(RuleContext& context, size_t unitIndex, ir::NodeId from,
+                                         const std::string& model) {
+    const ir::FunctionIR& fn = context.module().units[unitIndex];
+    std::vector<bool> seen(fn.nodes.size(), false);
+    std::deque<ir::NodeId> queue{from};
+    seen[from] = true;
+    ir::NodeId best = ir::kNoNode;
+    while (!queue.empty()) {
+      const ir::NodeId id = queue.front();
+      queue.pop_front();
+      const ir::Event& event = fn.nodes[id].event;
+      if (event.kind == ir::EventKind::Train && event.var == model) continue; // back to training
+      if (event.kind == ir::EventKind::Call && event.loopDepth > 0 &&
+          (event.spelled == model || event.spelled == model + ".forward") &&
+          !gradDisabledAt(context, unitIndex, id)) {
+        if (best == ir::kNoNode || event.range.startByte < fn.nodes[best].event.range.startByte) {
+          best = id;
+        }
+      }
+      for (ir::NodeId succ : fn.nodes[id].succs) {
+        if (!seen[succ]) {
+          seen[succ] = true;
+          queue.push_back(succ);
+        }
+      }
+    }
+    return best;
+  }
+};
+
+} // namespace
+} // namespace gradlint::rules
+
+GRADLINT_REGISTER_RULE(gradlint::rules::EvalWithoutNoGrad)

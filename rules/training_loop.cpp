@@ -1,0 +1,252 @@
+#include "rules/training_loop.h"
+
+#include <algorithm>
+
+namespace gradlint::rules {
+namespace {
+
+using ir::EventKind;
+using ir::NodeId;
+using ir::ToggleSet;
+
+void insertSorted(ToggleSet& set, NodeId id) {
+  auto it = std::lower_bound(set.begin(), set.end(), id);
+  if (it == set.end() || *it != id) set.insert(it, id);
+}
+
+bool unionInto(ToggleSet& into, const ToggleSet& from) {
+  bool changed = false;
+  for (NodeId id : from) {
+    auto it = std::lower_bound(into.begin(), into.end(), id);
+    if (it == into.end() || *it != id) {
+      into.insert(it, id);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+struct AccumulationFact {
+  bool dirty = false;          // a backward since the last reset
+  ToggleSet pendingSteps;      // steps taken while dirty, with no reset since
+  bool afterBackward = false;  // a backward since the last step
+  ToggleSet zerosAfterBackward; // resets after a backward, with no backward or step since
+};
+
+class AccumulationAnalysis {
+public:
+  explicit AccumulationAnalysis(const ir::SummaryTable& summaries) : summaries_(summaries) {}
+  AccumulationFact entryFact() const { return {}; }
+  bool join(AccumulationFact& into, const AccumulationFact& from) const {
+    bool changed = unionInto(into.pendingSteps, from.pendingSteps);
+    changed |= unionInto(into.zerosAfterBackward, from.zerosAfterBackward);
+    if (from.dirty && !into.dirty) into.dirty = changed = true;
+    if (from.afterBackward && !into.afterBackward) into.afterBackward = changed = true;
+    return changed;
+  }
+  AccumulationFact exceptionFact(NodeId, const ir::Node&, const AccumulationFact& in) const {
+    return in;
+  }
+  AccumulationFact transfer(NodeId id, const ir::Node& node, const AccumulationFact& in) const {
+    AccumulationFact out = in;
+    bool backward = node.event.kind == EventKind::Backward;
+    bool step = node.event.kind == EventKind::Step;
+    bool reset = node.event.kind == EventKind::ZeroGrad;
+    if (const ir::FunctionSummary* summary = summaryFor(node.event)) {
+      // A helper that resets gradients counts as a reset. A helper's own backward and step
+      // do not count: they usually act on models and optimizers it creates itself (a test
+      // that builds a fresh model per call), and without object identity that would be noise.
+      reset = summary->resetsGradients;
+    }
+    if (backward) {
+      out.dirty = true;
+      out.pendingSteps.clear();
+      out.afterBackward = true;
+      out.zerosAfterBackward.clear();
+    }
+    if (step) {
+      if (out.dirty) insertSorted(out.pendingSteps, id);
+      out.afterBackward = false;
+      out.zerosAfterBackward.clear();
+    }
+    if (reset) {
+      out.dirty = false;
+      out.pendingSteps.clear();
+      if (out.afterBackward && !step) insertSorted(out.zerosAfterBackward, id);
+    }
+    return out;
+  }
+  const ir::FunctionSummary* summaryFor(const ir::Event& event) const {
+    if (event.kind != EventKind::Call || event.callee.empty()) return nullptr;
+    return summaries_.find(event.callee);
+  }
+
+private:
+  const ir::SummaryTable& summaries_;
+};
+
+bool hasTrainingEvents(const ir::FunctionIR& fn) {
+  bool backward = false;
+  bool step = false;
+  for (const ir::Node& node : fn.nodes) {
+    const ir::Event& event = node.event;
+    backward = backward || event.kind == EventKind::Backward;
+    step = step || event.kind == EventKind::Step;
+  }
+  return backward && step;
+}
+
+} // namespace
+
+AccumulationFindings analyzeAccumulation(const ir::FunctionIR& fn,
+                                         const ir::SummaryTable& summaries) {
+  AccumulationFindings findings;
+  if (fn.entry == ir::kNoNode || !hasTrainingEvents(fn)) return findings;
+  AccumulationAnalysis analysis(summaries);
+  const auto flow = ir::solveForward(fn, analysis);
+  for (NodeId id = 0; id < fn.nodes.size(); ++id) {
+    if (!flow.reached[id]) continue;
+    const ir::Event& event = fn.nodes[id].event;
+    const bool backward = event.kind == EventKind::Backward;
+    const bool step = event.kind == EventKind::Step;
+    if (backward) {
+      for (NodeId stale : flow.in[id].pendingSteps) findings.staleSteps.push_back({stale, id});
+    }
+    if (step && !backward) {
+      for (NodeId zero : flow.in[id].zerosAfterBackward) {
+        findings.zeroBeforeStep.push_back({zero, id});
+      }
+    }
+  }
+  // One finding per step / zero_grad, at the first place it bites.
+  auto byFirst = [](const auto& a, const auto& b) { return a < b; };
+  std::sort(findings.staleSteps.begin(), findings.staleSteps.end(),
+            [&](const auto& a, const auto& b) { return byFirst(a.step, b.step); });
+  findings.staleSteps.erase(
+      std::unique(findings.staleSteps.begin(), findings.staleSteps.end(),
+                  [](const auto& a, const auto& b) { return a.step == b.step; }),
+      findings.staleSteps.end());
+  std::sort(findings.zeroBeforeStep.begin(), findings.zeroBeforeStep.end(),
+            [&](const auto& a, const auto& b) { return byFirst(a.zeroGrad, b.zeroGrad); });
+  findings.zeroBeforeStep.erase(
+      std::unique(findings.zeroBeforeStep.begin(), findings.zeroBeforeStep.end(),
+                  [](const auto& a, const auto& b) { return a.zeroGrad == b.zeroGrad; }),
+      findings.zeroBeforeStep.end());
+  return findings;
+}
+
+std::optional<ir::SourceRange> gradDisabledCause(RuleContext& context, size_t unitIndex,
+                                                 NodeId node) {
+  const ir::FunctionIR& fn = context.module().units[unitIndex];
+  const ir::Event& event = fn.nodes[node].event;
+  if (event.regionDisablesGrad) {
+    if (event.regionEnter != UINT32_MAX && event.regionEnter < fn.nodes.size()) {
+      return fn.nodes[event.regionEnter].event.range;
+    }
+    return fn.nameRange; // a decorator: the whole function
+  }
+  const ir::GradStateReport& state = context.gradState(unitIndex);
+  if (!state.flow.reached[node]) return std::nullopt;
+  const ir::GradFact& fact = state.flow.in[node];
+  if (fact.inherited || fact.open.empty()) return std::nullopt;
+  // Every toggle in force must turn grad off (not `set_grad_enabled(flag)`).
+  const bool allDisable = std::all_of(fact.open.begin(), fact.open.end(), [&](NodeId toggle) {
+    const ir::Event& t = fn.nodes[toggle].event;
+    return t.kind == EventKind::Call || t.value == ir::GradValue::Disabled;
+  });
+  if (!allDisable) return std::nullopt;
+  return fn.nodes[fact.open.front()].event.range;
+}
+
+bool gradDisabledAt(RuleContext& context, size_t unitIndex, NodeId node) {
+  return gradDisabledCause(context, unitIndex, node).has_value();
+}
+
+namespace {
+
+using Definitions = std::vector<std::pair<std::string, std::vector<NodeId>>>;
+
+class ReachingDefinitions {
+public:
+  explicit ReachingDefinitions(const std::vector<std::string>& tracked) : tracked_(tracked) {}
+  Definitions entryFact() const { return {}; }
+  bool join(Definitions& into, const Definitions& from) const {
+    bool changed = false;
+    for (const auto& [var, defs] : from) {
+      auto it = std::lower_bound(into.begin(), into.end(), var,
+                                 [](const auto& entry, const std::string& v) {
+                                   return entry.first < v;
+                                 });
+      if (it == into.end() || it->first != var) {
+        into.insert(it, {var, defs});
+        changed = true;
+      } else {
+        changed |= unionInto(it->second, defs);
+      }
+    }
+    return changed;
+  }
+  Definitions exceptionFact(NodeId, const ir::Node&, const Definitions& in) const { return in; }
+  Definitions transfer(NodeId id, const ir::Node& node, const Definitions& in) const {
+    if (node.event.kind != EventKind::Assign ||
+        !std::binary_search(tracked_.begin(), tracked_.end(), node.event.var)) {
+      return in;
+    }
+    Definitions out = in;
+    auto it = std::lower_bound(out.begin(), out.end(), node.event.var,
+                               [](const auto& entry, const std::string& v) {
+                                 return entry.first < v;
+                               });
+    if (it == out.end() || it->first != node.event.var) {
+      out.insert(it, {node.event.var, {id}});
+    } else {
+      it->second.assign(1, id); // a definition kills the earlier ones
+    }
+    return out;
+  }
+
+private:
+  const std::vector<std::string>& tracked_;
+};
+
+} // namespace
+
+DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
+    : fn_(context.module().units[unitIndex]) {
+  disabled_.assign(fn_.nodes.size(), false);
+  causes_.assign(fn_.nodes.size(), ir::SourceRange{});
+  for (NodeId id = 0; id < fn_.nodes.size(); ++id) {
+    const ir::Event& event = fn_.nodes[id].event;
+    if (event.kind != EventKind::Assign || event.freshValue) continue;
+    const std::optional<ir::SourceRange> cause = gradDisabledCause(context, unitIndex, id);
+    if (!cause) continue;
+    disabled_[id] = true;
+    causes_[id] = *cause;
+    tracked_.push_back(event.var);
+  }
+  std::sort(tracked_.begin(), tracked_.end());
+  tracked_.erase(std::unique(tracked_.begin(), tracked_.end()), tracked_.end());
+  if (tracked_.empty()) return;
+  ReachingDefinitions analysis(tracked_);
+  flow_ = ir::solveForward(fn_, analysis);
+}
+
+std::vector<NodeId> DisabledDefinitions::reaching(NodeId node, const std::string& var) const {
+  if (tracked_.empty() || !flow_.reached[node]) return {};
+  const Definitions& defs = flow_.in[node];
+  auto it = std::lower_bound(defs.begin(), defs.end(), var,
+                             [](const auto& entry, const std::string& v) {
+                               return entry.first < v;
+                             });
+  return it != defs.end() && it->first == var ? it->second : std::vector<NodeId>{};
+}
+
+bool DisabledDefinitions::disabled(NodeId definition) const { return disabled_[definition]; }
+
+bool DisabledDefinitions::inference(NodeId definition) const {
+  const ir::Event& event = fn_.nodes[definition].event;
+  return disabled_[definition] && event.region == ir::GuardKind::InferenceMode &&
+         event.regionDisablesGrad;
+}
+
+} // namespace gradlint::rules

@@ -1,0 +1,109 @@
+"""Drive the real `pre-commit` through `git commit` with this repository's gradlint hook.
+
+    run_precommit.py GRADLINT_BINARY SOURCE_ROOT WORK_FOLDER
+
+Builds, under WORK_FOLDER, a git repository holding a copy of SOURCE_ROOT/.pre-commit-hooks.yaml
+(a hook repository at a commit, as users reference this one) and a user repository whose
+.pre-commit-config.yaml points at it. Then commits, each time printing the exit status and the
+output for FileCheck:
+  1. a staged file with a grad-mode leak: the commit fails and shows the finding;
+  2. a clean file, with the leaking file still in the working tree but not staged: it passes
+     (only staged files are checked);
+  3. a leak silenced with `# noqa: GL101`: it passes.
+Everything is local: pre-commit clones the hook repository from its path, and `language:
+system` installs nothing. The folder holding GRADLINT_BINARY goes first on PATH.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+LEAK = """import torch
+
+
+def load(path):
+    torch.set_grad_enabled(False)
+    return torch.load(path)
+"""
+
+CLEAN = """import torch
+
+
+def predict(model, batch):
+    with torch.no_grad():
+        return model(batch)
+"""
+
+SILENCED = """import torch
+
+
+def load(path):
+    torch.set_grad_enabled(False)  # noqa: GL101
+    return torch.load(path)
+"""
+
+
+def main() -> int:
+    gradlint, source_root, work = (os.path.abspath(arg) for arg in sys.argv[1:4])
+    if shutil.which("pre-commit") is None:
+        print("run_precommit: error: `pre-commit` is not installed (Debian package pre-commit; "
+              "tool/bootstrap.sh installs it)")
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ)
+    env.update({
+        "PATH": os.path.dirname(gradlint) + os.pathsep + env.get("PATH", ""),
+        "HOME": os.path.join(work, "home"),
+        "PRE_COMMIT_HOME": os.path.join(work, "pre-commit-cache"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+        "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
+        "NO_COLOR": "1",
+    })
+    os.makedirs(env["HOME"])
+
+    def run(args, cwd, check=True):
+        result = subprocess.run(args, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        if check and result.returncode != 0:
+            print(f"run_precommit: error: {' '.join(args)} failed:\n{result.stdout}")
+            sys.exit(1)
+        return result
+
+    hooks = os.path.join(work, "hooks")
+    os.makedirs(hooks)
+    shutil.copy(os.path.join(source_root, ".pre-commit-hooks.yaml"), hooks)
+    run(["git", "init", "-q", "-b", "main"], hooks)
+    run(["git", "add", ".pre-commit-hooks.yaml"], hooks)
+    run(["git", "commit", "-q", "-m", "hooks"], hooks)
+    rev = run(["git", "rev-parse", "HEAD"], hooks).stdout.strip()
+
+    project = os.path.join(work, "project")
+    os.makedirs(project)
+    run(["git", "init", "-q", "-b", "main"], project)
+    with open(os.path.join(project, ".pre-commit-config.yaml"), "w") as config:
+        config.write(f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n"
+                     "      - id: gradlint\n")
+    run(["git", "add", ".pre-commit-config.yaml"], project)
+    run(["git", "commit", "-q", "--no-verify", "-m", "config"], project)
+    run(["pre-commit", "install"], project)
+
+    def attempt(title, name, text):
+        with open(os.path.join(project, name), "w") as source:
+            source.write(text)
+        run(["git", "add", name], project)
+        result = run(["git", "commit", "-m", title], project, check=False)
+        print(f"== {title}: commit exit {result.returncode}")
+        print(result.stdout)
+        if result.returncode != 0:
+            run(["git", "reset", "-q", "--", name], project)  # unstage, keep in the tree
+
+    attempt("leak", "leak.py", LEAK)
+    attempt("clean", "clean.py", CLEAN)
+    attempt("noqa", "silenced.py", SILENCED)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
