@@ -43,6 +43,25 @@ inline std::string freshGuardName(const SourceText& source, const ir::FunctionIR
   std::unordered_set<std::string_view> used;
   const std::string_view body = textOf(source, fn.range);
   for (size_t i = 0; i < body.size();) {
+    // Comments and string literals name nothing.
+    if (body.substr(i, 2) == "//") {
+      const size_t end = body.find('\n', i);
+      i = end == std::string_view::npos ? body.size() : end;
+      continue;
+    }
+    if (body.substr(i, 2) == "/*") {
+      const size_t end = body.find("*/", i + 2);
+      i = end == std::string_view::npos ? body.size() : end + 2;
+      continue;
+    }
+    if (body[i] == '"') {
+      size_t end = i + 1;
+      while (end < body.size() && body[end] != '"' && body[end] != '\n') {
+        end += body[end] == '\\' ? 2 : 1;
+      }
+      i = end + 1;
+      continue;
+    }
     if (!isIdentifierChar(body[i])) {
       ++i;
       continue;

@@ -16,7 +16,7 @@ public:
     return kInfo;
   }
   std::vector<std::string_view> markers() const override {
-    return {"offload", "dispatch", "device_map"};
+    return {"offload", "device_map", "dispatch_model", "_and_dispatch"};
   }
 
   void check(RuleContext& context) const override {
@@ -32,16 +32,16 @@ public:
           "between CPU and GPU around each forward, so parameters, gradients and optimizer "
           "state end up on different devices (\"Expected all tensors to be on the same "
           "device\") or training silently goes wrong{}",
-          found.object.path, found.object.how, describeTraining(fn, found.training),
+          found.object.origin, found.object.how, describeTraining(fn, found.training),
           found.object.movedAfter ? fmt::format("; `{}.to(...)` does not remove the hooks",
-                                                found.object.path)
+                                                found.object.origin)
                                   : std::string());
       diagnostic.help = "offload only for inference; to train, remove the hooks first "
                         "(`pipe.remove_all_hooks()` in diffusers, "
                         "`remove_hook_from_module(model, recurse=True)` in accelerate), then "
                         "move the model with `.to(device)`";
       diagnostic.related.push_back({std::string(), found.object.offload,
-                                    fmt::format("`{}` is offloaded here", found.object.path)});
+                                    fmt::format("`{}` is offloaded here", found.object.origin)});
       if (found.object.movedAfter) {
         diagnostic.related.push_back(
             {std::string(), found.object.moved, "moving it does not take the hooks off"});

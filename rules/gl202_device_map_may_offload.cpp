@@ -31,11 +31,11 @@ public:
           "`{}` is loaded with an automatic device map and trained here ({}): when GPU memory "
           "is short, layers go to CPU or disk behind offload hooks and training fails with "
           "tensors on different devices",
-          found.object.path, describeTraining(fn, found.training));
+          found.object.origin, describeTraining(fn, found.training));
       diagnostic.help = "for training, load onto one device (`device_map={\"\": 0}` or "
                         "`.to(\"cuda\")`), or check `hf_device_map` for cpu/disk entries first";
       diagnostic.related.push_back({std::string(), found.object.offload,
-                                    fmt::format("`{}` is loaded here", found.object.path)});
+                                    fmt::format("`{}` is loaded here", found.object.origin)});
       context.report(std::move(diagnostic));
     }
   }

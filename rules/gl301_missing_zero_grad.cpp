@@ -16,7 +16,7 @@ public:
         Severity::Warning};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override { return {"backward"}; }
+  std::vector<std::string_view> markers() const override { return {"backward", "zero_grad", ".grad = None", "grad.zero_("}; }
 
   void check(RuleContext& context) const override {
     for (const ir::FunctionIR& fn : context.module().units) {

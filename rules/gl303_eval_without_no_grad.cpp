@@ -24,7 +24,7 @@ public:
         "eval() without no_grad(): evaluation still records autograd graphs", Severity::Warning};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override { return {".eval("}; }
+  std::vector<std::string_view> markers() const override { return {".eval(", ".train("}; }
 
   void check(RuleContext& context) const override {
     const auto& units = context.module().units;

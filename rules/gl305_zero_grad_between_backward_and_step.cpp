@@ -15,7 +15,7 @@ public:
         "zero_grad() between backward() and step() throws the gradients away", Severity::Error};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override { return {"backward"}; }
+  std::vector<std::string_view> markers() const override { return {"backward", "zero_grad", ".grad = None", "grad.zero_("}; }
 
   void check(RuleContext& context) const override {
     for (const ir::FunctionIR& fn : context.module().units) {

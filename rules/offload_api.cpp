@@ -57,7 +57,9 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName) {
 bool isPretrainedLoader(std::string_view method) { return method == "from_pretrained"; }
 
 DeviceMapPlacement classifyDeviceMapString(std::string_view value) {
-  if (value == "cpu" || value == "disk") return DeviceMapPlacement::Offloads;
+  // A whole model on one device gets no hooks (dispatch_model just calls .to()); only "disk"
+  // offloads on its own. Mixed maps are judged by the caller.
+  if (value == "disk") return DeviceMapPlacement::Offloads;
   if (contains(kAutoMaps, value)) return DeviceMapPlacement::MayOffload;
   return DeviceMapPlacement::OnDevice; // "cuda", "cuda:0", a device index
 }

@@ -26,7 +26,8 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName);
 // `Cls.from_pretrained(..., device_map=M)` loads with a device map like dispatch_model.
 bool isPretrainedLoader(std::string_view method);
 
-// Where a device_map literal sends weights: "cpu"/"disk" offload, "auto"-style strategies may.
+// Where a device_map string sends weights: "disk" offloads, "auto"-style strategies may, a
+// single device ("cpu", "cuda:0") does not (no hooks).
 enum class DeviceMapPlacement : uint8_t { OnDevice, Offloads, MayOffload };
 DeviceMapPlacement classifyDeviceMapString(std::string_view value);
 

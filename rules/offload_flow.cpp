@@ -23,22 +23,27 @@ bool related(const std::string& a, const std::string& b) {
   return a == b || within(a, b) || within(b, a);
 }
 
-// Aliases of the unit (`unet = pipe.unet`), applied to the first component of a path.
-class Aliases {
+// Names assigned once, from another object path (`encoder = model.encoder`), are that object
+// wherever they appear. Names rebound later are followed by the dataflow instead.
+class StableAliases {
 public:
-  explicit Aliases(const ir::FunctionIR& fn) {
+  explicit StableAliases(const ir::FunctionIR& fn) {
+    std::unordered_map<std::string, int> definitions;
     for (const ir::Node& node : fn.nodes) {
-      if (node.event.kind == EventKind::Assign && !node.event.aliasOf.empty() &&
-          node.event.aliasOf != node.event.var) {
-        targets_[node.event.var] = node.event.aliasOf;
+      if (node.event.kind == EventKind::Assign) ++definitions[node.event.var];
+    }
+    for (const ir::Node& node : fn.nodes) {
+      const ir::Event& event = node.event;
+      if (event.kind == EventKind::Assign && !event.aliasOf.empty() &&
+          definitions[event.var] == 1 && event.aliasOf != event.var) {
+        targets_[event.var] = event.aliasOf;
       }
     }
   }
   std::string resolve(std::string path) const {
     for (int hop = 0; hop < 8 && !targets_.empty(); ++hop) {
       const size_t dot = path.find('.');
-      const std::string head = path.substr(0, dot);
-      auto it = targets_.find(head);
+      auto it = targets_.find(path.substr(0, dot));
       if (it == targets_.end()) break;
       path = it->second + (dot == std::string::npos ? std::string() : path.substr(dot));
     }
@@ -51,9 +56,9 @@ private:
 
 class OffloadAnalysis {
 public:
-  OffloadAnalysis(const ir::FunctionIR& fn, const ir::SummaryTable& summaries,
-                  const Aliases& aliases, OffloadFact entry)
-      : fn_(fn), summaries_(summaries), aliases_(aliases), entry_(std::move(entry)) {}
+  OffloadAnalysis(const ir::SummaryTable& summaries, const StableAliases& aliases,
+                  OffloadFact entry)
+      : summaries_(summaries), aliases_(aliases), entry_(std::move(entry)) {}
 
   OffloadFact entryFact() const { return entry_; }
   bool join(OffloadFact& into, const OffloadFact& from) const {
@@ -84,7 +89,8 @@ public:
     switch (event.kind) {
     case EventKind::Offload: {
       OffloadFact out = in;
-      add(out, {aliases_.resolve(event.var), event.range, event.callee, event.mayOffload, false, {}});
+      const std::string path = aliases_.resolve(event.var);
+      add(out, {path, path, event.range, event.callee, event.mayOffload, false, {}});
       return out;
     }
     case EventKind::ResetPlacement: {
@@ -106,7 +112,7 @@ public:
     }
     case EventKind::Assign: {
       // Rebinding a name to another object ends tracking, unless the value came from the same
-      // object (`model = accelerator.prepare(model)`).
+      // object (`model = accelerator.prepare(model)`). `unet = pipe.unet` makes an alias.
       if (in.empty() || std::find(event.deps.begin(), event.deps.end(), event.var) !=
                             event.deps.end()) {
         return in;
@@ -115,6 +121,16 @@ public:
       std::erase_if(out, [&](const OffloadedObject& o) {
         return o.path == event.var || o.path.starts_with(event.var + ".");
       });
+      if (!event.aliasOf.empty()) {
+        const std::string target = aliases_.resolve(event.aliasOf);
+        for (const OffloadedObject& object : in) {
+          if (!related(object.path, target)) continue;
+          OffloadedObject alias = object;
+          alias.path = event.var;
+          add(out, std::move(alias));
+          break;
+        }
+      }
       return out;
     }
     case EventKind::Call: {
@@ -122,11 +138,16 @@ public:
           event.callee.empty() ? nullptr : summaries_.find(event.callee);
       if (summary == nullptr || summary->offloadsArgs.empty()) return in;
       OffloadFact out = in;
-      for (int index : summary->offloadsArgs) {
-        const auto at = static_cast<size_t>(index);
-        if (at < event.argVars.size() && !event.argVars[at].empty()) {
-          add(out, {aliases_.resolve(event.argVars[at]), event.range,
-                    fmt::format("{}()", event.spelled), false, false, {}});
+      auto offload = [&](const std::string& var) {
+        if (var.empty()) return;
+        const std::string path = aliases_.resolve(var);
+        add(out, {path, path, event.range, fmt::format("{}()", event.spelled), false, false, {}});
+      };
+      for (size_t i = 0; i < summary->offloadsArgs.size(); ++i) {
+        const auto at = static_cast<size_t>(summary->offloadsArgs[i]);
+        if (at < event.argVars.size()) offload(event.argVars[at]);
+        for (const auto& [name, var] : event.keywordVars) {
+          if (name == summary->offloadsParams[i]) offload(var);
         }
       }
       return out;
@@ -149,9 +170,8 @@ private:
     }
   }
 
-  const ir::FunctionIR& fn_;
   const ir::SummaryTable& summaries_;
-  const Aliases& aliases_;
+  const StableAliases& aliases_;
   OffloadFact entry_;
 };
 
@@ -163,7 +183,10 @@ std::unordered_set<std::string> backwardInputs(const ir::FunctionIR& fn, const s
     grew = false;
     for (const ir::Node& node : fn.nodes) {
       const ir::Event& event = node.event;
-      if (event.kind != EventKind::Assign || !reached.count(event.var)) continue;
+      // Values computed with grad off carry no graph back to what computed them.
+      if (event.kind != EventKind::Assign || event.regionDisablesGrad || !reached.count(event.var)) {
+        continue;
+      }
       for (const std::string& dep : event.deps) grew |= reached.insert(dep).second;
     }
   }
@@ -189,8 +212,8 @@ bool hasTraining(const ir::FunctionIR& fn) {
 void analyzeUnit(RuleContext& context, size_t unitIndex, OffloadFact entry,
                  std::vector<TrainedWhileOffloaded>& found, OffloadFact* exitFact) {
   const ir::FunctionIR& fn = context.module().units[unitIndex];
-  const Aliases aliases(fn);
-  OffloadAnalysis analysis(fn, context.summaries(), aliases, std::move(entry));
+  const StableAliases aliases(fn);
+  OffloadAnalysis analysis(context.summaries(), aliases, std::move(entry));
   const auto flow = ir::solveForward(fn, analysis);
   if (exitFact != nullptr && fn.normalExit != ir::kNoNode && flow.reached[fn.normalExit]) {
     *exitFact = flow.in[fn.normalExit];

@@ -11,7 +11,8 @@
 namespace gradlint::rules {
 
 struct OffloadedObject {
-  std::string path; // `pipe`, `self.pipe`
+  std::string path;   // `pipe`, `self.pipe`, or an alias of one (`unet`)
+  std::string origin; // the object as offloaded, for messages
   ir::SourceRange offload;
   std::string how; // `enable_model_cpu_offload()`
   bool mayOffload = false; // device_map="auto"-style: only possibly offloaded

@@ -56,7 +56,11 @@ public:
   virtual void check(RuleContext& context) const = 0;
   // Text one of which a file must contain for this rule to find anything in it: files that
   // contain none of the selected rules' markers are not parsed at all.
-  virtual std::vector<std::string_view> markers() const { return {"grad", "inference_mode"}; }
+  // The default covers the grad-mode API: set/is/_set_grad_enabled, no_grad, enable_grad,
+  // inference_mode (aliases imported `as` another name are followed by the engine).
+  virtual std::vector<std::string_view> markers() const {
+    return {"grad_enabled", "no_grad", "enable_grad", "inference_mode"};
+  }
 };
 
 // Every registered rule, sorted by code.

@@ -7,8 +7,10 @@ import lit.formats
 
 config.name = "gradlint"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".py", ".pyi", ".test"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit", "lit-support"]
+# .cpp: the C++ checker's suites (test/cpp, test/rules/GL106), which mark themselves
+# unsupported in a build without C++ support (GRADLINT_WITH_CPP=OFF).
+config.suffixes = [".py", ".pyi", ".test", ".cpp"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit", "lit-support", "bench"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gradlint_obj_root, "test")
 

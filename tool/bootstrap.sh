@@ -2,7 +2,9 @@
 # Sets up a fresh Debian 12 machine and builds gradlint into ./build:
 #   - Debian packages (compiler, CMake, tree-sitter runtime, fmt, JSON, CLI11, gtest, libgit2,
 #     toml++ for configuration files, xxHash for SARIF fingerprints, dtl for --diff, lit +
-#     FileCheck from llvm-19-tools, pre-commit for the hook's test), installed only when missing;
+#     FileCheck from llvm-19-tools, pre-commit for the hook's test, LLVM/Clang 19 and
+#     clang-tidy-19 for the C++ checker, libtorch-dev for its end-to-end test), installed only
+#     when missing;
 #   - from npm, which CMake runs at configure time: the tree-sitter-python grammar, and
 #     Microsoft's SARIF Multitool that validates the SARIF output in the tests;
 #   - the build itself (gradlint, its tests, the benchmark baseline).
@@ -12,7 +14,10 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           libtree-sitter-dev libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev
-          libgit2-dev llvm-19-tools libtomlplusplus-dev libxxhash-dev libdtl-dev pre-commit)
+          libgit2-dev llvm-19-tools libtomlplusplus-dev libxxhash-dev libdtl-dev pre-commit
+          # The C++ checker (Clang 19 LibTooling), its clang-tidy plugin and the clang-tidy-19
+          # that tests it, and LibTorch's headers for the end-to-end C++ test.
+          llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 clang-tidy-19 libtorch-dev)
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 

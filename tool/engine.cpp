@@ -1,6 +1,7 @@
 #include "tool/engine.h"
 
 #include "checkers/ir/summaries.h"
+#include "checkers/python/chunks.h"
 #include "checkers/python/frontend.h"
 #include "rules/grad_mode_api.h"
 #include "rules/rule.h"
@@ -35,6 +36,10 @@ struct FileState {
   std::shared_ptr<SourceText> source;
   std::optional<python::PythonFileResult> lowered;
   std::string error;
+  // Python partial parsing: the file's top-level chunks and the byte ranges last lowered.
+  std::vector<python::SourceChunk> chunks;
+  std::vector<bool> chosen; // per chunk: mentions a needle
+  std::vector<python::ByteRange> ranges;
 };
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
@@ -102,7 +107,28 @@ void lowerFile(FileState& state, const CheckOptions& options) {
     return;
   }
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
-  state.lowered = python::analyzePythonFile(*state.source, context);
+  state.lowered = python::analyzePythonFile(*state.source, context, state.ranges);
+}
+
+// Python: parse only the top-level chunks that mention a needle (plus module-level code).
+// Needles accumulate across calls; returns true when more chunks were chosen (and so the file
+// needs lowering again).
+bool planPythonRanges(FileState& state, const std::vector<std::string>& needles,
+                      python::Match match = python::Match::Substring) {
+  const std::string& text = state.source->bytes();
+  bool aliased = false;
+  if (state.chunks.empty()) {
+    state.chunks = python::splitTopLevel(text, state.source->contentStart());
+    state.chosen.assign(state.chunks.size(), false);
+    // `from torch import no_grad as ng`: chunks that call `ng` matter too.
+    const std::vector<std::string> aliases = python::importAliases(text, state.chunks, needles);
+    aliased = python::chooseChunks(text, state.chunks, aliases, state.chosen, python::Match::Word);
+  }
+  if (!python::chooseChunks(text, state.chunks, needles, state.chosen, match) && !aliased) {
+    return false;
+  }
+  state.ranges = python::chosenRanges(state.chunks, state.chosen);
+  return true;
 }
 
 // The text that makes a file worth lowering: the selected rules' markers, or for C++ the
@@ -193,7 +219,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       return;
     }
     state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
-    if (!options.prefilter || mentionsAny(state.source->bytes(), markersFor(state))) {
+    if (!options.prefilter) {
+      lowerFile(state, options); // every file, whole
+    } else if (isCppPath(state.input->ref.path)) {
+      if (mentionsAny(state.source->bytes(), markersFor(state))) lowerFile(state, options);
+    } else if (planPythonRanges(state, markersFor(state))) {
       lowerFile(state, options);
     }
   });
@@ -210,6 +240,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     summaries = ir::computeSummaries(modules);
     std::vector<std::string> names;
     for (const auto& [qualified, summary] : summaries.all()) {
+      // Only effects a caller's rules act on make its callers worth parsing.
+      const bool affectsCallers = summary.mayLeaveDisabled || !summary.mayLeaveInherited ||
+                                  summary.returnsSavedMode || !summary.restoresArgs.empty() ||
+                                  summary.resetsGradients || !summary.offloadsArgs.empty();
+      if (!affectsCallers) continue;
       // The last part of `pkg.mod.f` or of a C++ `ns::Class::f`.
       const size_t dot = qualified.rfind('.');
       const size_t scope = qualified.rfind("::");
@@ -222,7 +257,13 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     std::atomic<size_t> added{0};
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
-      if (state.lowered || !state.source || !mentionsAny(state.source->bytes(), names)) return;
+      if (!state.source || !options.prefilter) return;
+      if (isCppPath(state.input->ref.path)) {
+        if (state.lowered || !mentionsAny(state.source->bytes(), names)) return;
+      } else {
+        // Chunks that call a summarised function join the parse, in files already lowered too.
+        if (!planPythonRanges(state, names, python::Match::Word)) return;
+      }
       lowerFile(state, options);
       ++added;
     });

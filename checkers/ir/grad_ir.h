@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gradlint::ir {
@@ -81,6 +82,7 @@ struct Event {
   std::string var;      // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
   std::vector<std::string> argVars; // Call: arguments that are plain names ("" otherwise)
   std::vector<int8_t> argBools;     // Call: 1/0 for literal True/False arguments, -1 otherwise
+  std::vector<std::pair<std::string, std::string>> keywordVars; // Call: name=variable arguments
   std::string spelled;              // Call: the callee as written (`self.model`, `opt.step`)
   std::vector<std::string> deps;    // Assign: names the value was computed from
   bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view

@@ -22,7 +22,8 @@ struct FunctionSummary {
   bool runsBackward = false;
   bool stepsOptimizer = false;
   bool resetsGradients = false;
-  std::vector<int> offloadsArgs; // parameters it attaches offload hooks to
+  std::vector<int> offloadsArgs; // parameters it attaches offload hooks to (and leaves on)
+  std::vector<std::string> offloadsParams; // their names, for keyword arguments
   // The toggle behind mayLeaveDisabled, for related locations in the caller's report.
   std::string togglePath;
   SourceRange toggleRange;

@@ -47,12 +47,18 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     summary.stepsOptimizer = summary.stepsOptimizer || event.kind == EventKind::Step;
     summary.resetsGradients = summary.resetsGradients || event.kind == EventKind::ZeroGrad;
     if (event.kind == EventKind::Offload && !event.mayOffload) {
+      // A helper that takes the hooks off again before returning (a validation pass) leaves
+      // its argument as it found it.
+      const bool removed = std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& other) {
+        return other.event.kind == EventKind::ResetPlacement && other.event.var == event.var;
+      });
       const auto param = std::find(fn.params.begin(), fn.params.end(), event.var);
       const int index = static_cast<int>(param - fn.params.begin());
-      if (param != fn.params.end() &&
+      if (!removed && param != fn.params.end() &&
           std::find(summary.offloadsArgs.begin(), summary.offloadsArgs.end(), index) ==
               summary.offloadsArgs.end()) {
         summary.offloadsArgs.push_back(index);
+        summary.offloadsParams.push_back(*param);
       }
     }
     if (event.kind == EventKind::Call && !event.callee.empty()) {

@@ -1,5 +1,10 @@
 #include "checkers/python/chunks.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <unordered_set>
+
 namespace gradlint::python {
 namespace {
 
@@ -40,8 +45,13 @@ std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentSt
         const bool decorator = first == '@';
         // A decorator's definition (or next decorator) belongs to the decorator's chunk.
         const bool continuesDefinition = definition && previousDecorator;
-        const bool continuesModuleCode = !definition && !chunks.empty() && !chunks.back().definition;
-        if (!continuesDefinition && !continuesModuleCode) {
+        // `except`/`else`/`elif`/`finally` at column 0 continue a module-level compound
+        // statement (try/if/for/while) and stay in its chunk.
+        const bool continuesStatement =
+            !definition && !chunks.empty() && !chunks.back().definition &&
+            (rest.starts_with("except") || rest.starts_with("else") ||
+             rest.starts_with("elif") || rest.starts_with("finally"));
+        if (!continuesDefinition && !continuesStatement) {
           if (!chunks.empty()) chunks.back().end = static_cast<uint32_t>(lineStart);
           chunks.push_back({static_cast<uint32_t>(lineStart), 0, definition});
         }
@@ -99,31 +109,110 @@ std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentSt
     if (stringQuote != 0 && !tripleQuoted && !continued) stringQuote = 0;
   }
   if (!chunks.empty()) chunks.back().end = static_cast<uint32_t>(size);
+  for (SourceChunk& chunk : chunks) {
+    chunk.imports = !chunk.definition &&
+                    text.substr(chunk.start, chunk.end - chunk.start).find("import") !=
+                        std::string_view::npos;
+  }
+  // Leading comments (a `# gradlint: noqa` file directive, the shebang) are a chunk of their
+  // own that is always parsed, like imports: cheap, and suppressions live there.
+  const uint32_t firstStatement = chunks.empty() ? static_cast<uint32_t>(size) : chunks.front().start;
+  if (firstStatement > contentStart) {
+    chunks.insert(chunks.begin(), SourceChunk{contentStart, firstStatement, false, true});
+  }
   return chunks;
 }
 
-std::vector<ByteRange> relevantRanges(std::string_view text, const std::vector<SourceChunk>& chunks,
-                                      const std::vector<std::string>& needles) {
-  std::vector<bool> chosen(chunks.size(), false);
-  bool anyMention = false;
+bool chooseChunks(std::string_view text, const std::vector<SourceChunk>& chunks,
+                  const std::vector<std::string>& needles, std::vector<bool>& chosen,
+                  Match match) {
+  bool marked = false;
+  auto mark = [&](size_t at, size_t& chunk) {
+    while (chunk < chunks.size() && chunks[chunk].end <= at) ++chunk;
+    if (chunk < chunks.size() && at >= chunks[chunk].start && !chosen[chunk]) {
+      chosen[chunk] = true;
+      marked = true;
+    }
+  };
+  // A table, not std::isalnum: this runs over every byte of every candidate file.
+  static const auto kWordChar = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c) table[c] = std::isalnum(c) || c == '_';
+    return table;
+  }();
+  auto isWordChar = [](char c) { return kWordChar[static_cast<unsigned char>(c)]; };
+  std::unordered_set<std::string_view> words;
+  size_t shortest = SIZE_MAX;
+  size_t longest = 0;
   for (const std::string& needle : needles) {
-    // Each occurrence marks its chunk (chunks are sorted, so a moving index suffices per
-    // needle); the file is scanned once per needle with a fast substring search.
+    const bool word = !needle.empty() && std::all_of(needle.begin(), needle.end(), isWordChar);
+    if (word && match == Match::Word) {
+      words.insert(needle);
+      shortest = std::min(shortest, needle.size());
+      longest = std::max(longest, needle.size());
+      continue;
+    }
+    // A handful of markers: a fast substring search each.
     size_t chunk = 0;
     for (size_t at = text.find(needle); at != std::string_view::npos;
          at = text.find(needle, at + needle.size())) {
-      while (chunk < chunks.size() && chunks[chunk].end <= at) ++chunk;
-      if (chunk == chunks.size()) break;
-      if (at >= chunks[chunk].start) {
-        chosen[chunk] = true;
-        anyMention = true;
+      mark(at, chunk);
+    }
+  }
+  if (!words.empty()) {
+    // Many names (summarised functions): one pass over the identifiers of the text.
+    size_t chunk = 0;
+    for (size_t at = 0; at < text.size();) {
+      if (!isWordChar(text[at])) {
+        ++at;
+        continue;
+      }
+      const size_t start = at;
+      while (at < text.size() && isWordChar(text[at])) ++at;
+      const size_t length = at - start;
+      if (length >= shortest && length <= longest && words.count(text.substr(start, length))) {
+        mark(start, chunk);
       }
     }
   }
+  return marked;
+}
+
+std::vector<std::string> importAliases(std::string_view text, const std::vector<SourceChunk>& chunks,
+                                       const std::vector<std::string>& needles) {
+  std::vector<std::string> aliases;
+  for (const SourceChunk& chunk : chunks) {
+    if (!chunk.imports) continue;
+    const std::string_view statement = text.substr(chunk.start, chunk.end - chunk.start);
+    // Each `X as NAME` clause of the statement.
+    for (size_t as = statement.find(" as "); as != std::string_view::npos;
+         as = statement.find(" as ", as + 4)) {
+      size_t clause = statement.find_last_of(",(\n", as);
+      clause = clause == std::string_view::npos ? 0 : clause + 1;
+      const std::string_view imported = statement.substr(clause, as - clause);
+      const bool relevant = std::any_of(needles.begin(), needles.end(), [&](const std::string& n) {
+        return imported.find(n) != std::string_view::npos;
+      });
+      if (!relevant) continue;
+      size_t start = as + 4;
+      while (start < statement.size() && statement[start] == ' ') ++start;
+      size_t end = start;
+      while (end < statement.size() &&
+             (std::isalnum(static_cast<unsigned char>(statement[end])) || statement[end] == '_')) {
+        ++end;
+      }
+      if (end > start) aliases.emplace_back(statement.substr(start, end - start));
+    }
+  }
+  return aliases;
+}
+
+std::vector<ByteRange> chosenRanges(const std::vector<SourceChunk>& chunks,
+                                    const std::vector<bool>& chosen) {
   std::vector<ByteRange> ranges;
-  if (!anyMention) return ranges;
+  if (std::find(chosen.begin(), chosen.end(), true) == chosen.end()) return ranges;
   for (size_t i = 0; i < chunks.size(); ++i) {
-    if (!chosen[i] && chunks[i].definition) continue;
+    if (!chosen[i] && !chunks[i].imports) continue;
     if (!ranges.empty() && ranges.back().end == chunks[i].start) {
       ranges.back().end = chunks[i].end;
     } else {

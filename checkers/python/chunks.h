@@ -14,7 +14,8 @@ namespace gradlint::python {
 struct SourceChunk {
   uint32_t start = 0; // byte offset of the chunk's first line
   uint32_t end = 0;   // exclusive: the next chunk's start, or the end of the file
-  bool definition = false; // def/async def/class (with decorators); else module-level code
+  bool definition = false; // def/async def/class (with decorators); else a module statement
+  bool imports = false;    // a module statement that imports (always parsed: names resolve)
 };
 
 struct ByteRange {
@@ -26,10 +27,25 @@ struct ByteRange {
 // backslash continuations, so a `def` at column 0 inside a docstring is not a boundary.
 std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentStart);
 
-// The byte ranges worth parsing: every definition chunk that contains one of `needles`, plus all
-// module-level code (imports live there), merged where adjacent. Empty when no definition and
-// no module-level code mentions a needle: the file cannot matter.
-std::vector<ByteRange> relevantRanges(std::string_view text, const std::vector<SourceChunk>& chunks,
-                                      const std::vector<std::string>& needles);
+// Names bound by `import x as NAME` / `from m import x as NAME` where the imported name
+// contains one of `needles`: calls through the alias mention only NAME.
+std::vector<std::string> importAliases(std::string_view text, const std::vector<SourceChunk>& chunks,
+                                       const std::vector<std::string>& needles);
+
+enum class Match : uint8_t {
+  Substring, // rule markers: `grad_enabled` matches `set_grad_enabled`
+  Word,      // function names: whole identifiers, in one pass whatever their number
+};
+
+// Marks the chunks that contain one of `needles` (`chosen` has one flag per chunk and keeps
+// earlier marks). Returns true when a chunk was newly marked.
+bool chooseChunks(std::string_view text, const std::vector<SourceChunk>& chunks,
+                  const std::vector<std::string>& needles, std::vector<bool>& chosen,
+                  Match match = Match::Substring);
+
+// The byte ranges worth parsing: the chosen chunks plus every import, merged where adjacent.
+// Empty when no chunk is chosen.
+std::vector<ByteRange> chosenRanges(const std::vector<SourceChunk>& chunks,
+                                    const std::vector<bool>& chosen);
 
 } // namespace gradlint::python

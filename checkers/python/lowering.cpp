@@ -122,17 +122,27 @@ rules::DeviceMapPlacement devicePlacement(TSNode call, std::string_view source) 
   if (isNull(map)) return rules::DeviceMapPlacement::OnDevice;
   if (auto value = stringValue(map, source)) return rules::classifyDeviceMapString(*value);
   if (kindOf(map) == Kind::dictionary) {
-    bool offloads = false;
+    // Offloads when some modules go to "cpu"/"disk" and others elsewhere (hooks move them).
+    bool toHost = false;
+    bool toDisk = false;
+    bool elsewhere = false;
     for (TSNode entry : children(map)) {
       if (kindOf(entry) != Kind::pair) continue;
-      if (auto value = stringValue(field(entry, fields().value), source)) {
-        offloads = offloads || rules::classifyDeviceMapString(*value) ==
-                                   rules::DeviceMapPlacement::Offloads;
-      }
+      const auto value = stringValue(field(entry, fields().value), source);
+      if (value && *value == "disk") toDisk = true;
+      else if (value && *value == "cpu") toHost = true;
+      else elsewhere = true;
     }
-    return offloads ? rules::DeviceMapPlacement::Offloads : rules::DeviceMapPlacement::OnDevice;
+    return toDisk || (toHost && elsewhere) ? rules::DeviceMapPlacement::Offloads
+                                           : rules::DeviceMapPlacement::OnDevice;
   }
-  return rules::DeviceMapPlacement::MayOffload; // a variable: cannot tell
+  switch (kindOf(map)) {
+  case Kind::none:
+  case Kind::integer:
+  case Kind::true_:
+  case Kind::false_: return rules::DeviceMapPlacement::OnDevice; // literals: one device or none
+  default: return rules::DeviceMapPlacement::MayOffload; // a variable or call: cannot tell
+  }
 }
 
 // `stack.enter_context(torch.set_grad_enabled(False))`: an ExitStack will exit it. Any other
@@ -1410,12 +1420,21 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
   event.resultDiscarded = role == Role::Discarded;
   if (role == Role::Assigned) event.var = std::string(target);
   event.range = rangeOf(call);
+  bool positionalDone = false;
   for (TSNode argument : children(field(call, f.arguments))) {
     const Kind kind = kindOf(argument);
-    if (kind == Kind::keyword_argument || kind == Kind::list_splat ||
-        kind == Kind::dictionary_splat || kind == Kind::comment) {
-      break; // only leading positional arguments line up with parameters
+    if (kind == Kind::keyword_argument) {
+      TSNode value = unparenthesize(field(argument, f.value));
+      if (kindOf(value) == Kind::identifier) {
+        event.keywordVars.emplace_back(text(field(argument, f.name), source_),
+                                       text(value, source_));
+      }
+      continue;
     }
+    if (kind == Kind::comment) continue;
+    // Only the positional arguments before any *args line up with parameters.
+    if (kind == Kind::list_splat || kind == Kind::dictionary_splat) positionalDone = true;
+    if (positionalDone) continue;
     TSNode value = unparenthesize(argument);
     event.argVars.emplace_back(kindOf(value) == Kind::identifier ? text(value, source_)
                                                                  : std::string_view());
@@ -1620,9 +1639,21 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
                     placement == rules::DeviceMapPlacement::MayOffload);
     return true;
   }
-  case rules::OffloadFunction::RemoveHooks:
-    emitObjectEvent(EventKind::ResetPlacement, firstText, call, spelled);
+  case rules::OffloadFunction::RemoveHooks: {
+    // Without recurse=True only the top module's hook goes; cpu_offload hooks submodules too.
+    TSNode recurse = keywordArgument(call, "recurse", source_);
+    std::vector<TSNode> positional;
+    for (TSNode argument : children(field(call, f.arguments))) {
+      if (kindOf(argument) != Kind::keyword_argument && kindOf(argument) != Kind::comment) {
+        positional.push_back(argument);
+      }
+    }
+    if (isNull(recurse) && positional.size() > 1) recurse = positional[1];
+    if (!isNull(recurse) && kindOf(unparenthesize(recurse)) == Kind::true_) {
+      emitObjectEvent(EventKind::ResetPlacement, firstText, call, spelled);
+    }
     return true;
+  }
   case rules::OffloadFunction::None: break;
   }
   // An optimizer over X's parameters trains X.

@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-TEST_SUFFIXES = (".py", ".pyi", ".test")
+TEST_SUFFIXES = (".py", ".pyi", ".test", ".cpp")  # .cpp: C++ rules (GL106)
 
 
 def test_files(folder: str, stem: str) -> list:

@@ -24,7 +24,7 @@ TEST(Chunks, DefinitionsWithDecoratorsAndModuleCode) {
                            "class C:\n    def m(self):\n        pass\n"
                            "y = 2\n";
   EXPECT_EQ(pieces(text),
-            (std::vector<std::string>{"M:import torch\nx = 1\n",
+            (std::vector<std::string>{"M:import torch\n", "M:x = 1\n",
                                       "D:@torch.no_grad()\n@other\ndef f():\n    pass\n"
                                       "# comment at column 0 inside nothing\n",
                                       "D:class C:\n    def m(self):\n        pass\n",
@@ -41,6 +41,34 @@ TEST(Chunks, NoBoundaryInsideStringsOrBrackets) {
   EXPECT_TRUE(result[1].starts_with("D:def h():"));
 }
 
+TEST(Chunks, ModuleLevelTryKeepsItsHandlers) {
+  const std::string text = "try:\n    import numpy\nexcept ImportError:\n    numpy = None\n"
+                           "else:\n    pass\nx = 1\n";
+  auto result = pieces(text);
+  ASSERT_EQ(result.size(), 2u);
+  EXPECT_EQ(result[1], "M:x = 1\n");
+}
+
+TEST(Chunks, ImportAliasesOfMarkedNames) {
+  const std::string text = "from torch import no_grad as ng, is_grad_enabled\n"
+                           "import torch.autograd.grad_mode as gm\nimport numpy as np\n";
+  const auto chunks = splitTopLevel(text, 0);
+  EXPECT_EQ(importAliases(text, chunks, {"no_grad", "grad_mode"}),
+            (std::vector<std::string>{"ng", "gm"}));
+}
+
+TEST(Chunks, ManyNamesMatchWholeIdentifiersOnly) {
+  const std::string text = "def a():\n    _enter_x()\ndef b():\n    _enter()\n";
+  const auto chunks = splitTopLevel(text, 0);
+  std::vector<bool> chosen(chunks.size(), false);
+  std::vector<std::string> names{"_enter", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8"};
+  EXPECT_TRUE(chooseChunks(text, chunks, names, chosen, Match::Word));
+  EXPECT_EQ(chosen, (std::vector<bool>{false, true}));
+  std::vector<bool> bySubstring(chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, chunks, {"_enter"}, bySubstring));
+  EXPECT_EQ(bySubstring, (std::vector<bool>{true, true}));
+}
+
 TEST(Chunks, UnclosedBracketDoesNotSwallowTheNextDefinition) {
   const std::string text = "def broken(m):\n    out = m(1, 2\n    return out\n"
                            "def leaks():\n    pass\n";
@@ -55,12 +83,17 @@ TEST(Chunks, RelevantRangesKeepModuleCodeAndMentioningDefinitions) {
                            "def b():\n    torch.no_grad()\n"
                            "z = 3\n";
   const auto chunks = splitTopLevel(text, 0);
-  const auto ranges = relevantRanges(text, chunks, {"no_grad"});
+  std::vector<bool> chosen(chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, chunks, {"no_grad"}, chosen));
+  EXPECT_FALSE(chooseChunks(text, chunks, {"no_grad"}, chosen)); // nothing new
+  const auto ranges = chosenRanges(chunks, chosen);
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(text.substr(ranges[0].start, ranges[0].end - ranges[0].start), "import torch\n");
   EXPECT_EQ(text.substr(ranges[1].start, ranges[1].end - ranges[1].start),
-            "def b():\n    torch.no_grad()\nz = 3\n");
-  EXPECT_TRUE(relevantRanges(text, chunks, {"backward"}).empty());
+            "def b():\n    torch.no_grad()\n"); // `z = 3` neither imports nor mentions it
+  std::vector<bool> none(chunks.size(), false);
+  EXPECT_FALSE(chooseChunks(text, chunks, {"backward"}, none));
+  EXPECT_TRUE(chosenRanges(chunks, none).empty());
 }
 
 } // namespace
