@@ -67,48 +67,35 @@ using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
 // The first ERROR or MISSING node in document order, descending only into subtrees with errors.
 TSNode firstSyntaxError(TSNode root) {
-  if (!ts_node_has_error(root)) return TSNode{};
-  TSTreeCursor cursor = ts_tree_cursor_new(root);
   TSNode found{};
-  while (true) {
-    TSNode node = ts_tree_cursor_current_node(&cursor);
+  if (!ts_node_has_error(root)) return found;
+  walkPreorder(root, [&](TSNode node) {
     if (ts_node_is_missing(node) || kindOf(node) == Kind::ERROR) {
       found = node;
-      break;
+      return Walk::Stop;
     }
-    if (ts_node_has_error(node) && ts_tree_cursor_goto_first_child(&cursor)) continue;
-    bool moved = false;
-    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) break;
-    }
-    if (!moved) break;
-  }
-  ts_tree_cursor_delete(&cursor);
+    return ts_node_has_error(node) ? Walk::Descend : Walk::Skip;
+  });
   return found;
 }
 
 // The token to blame inside an ERROR node: a character the grammar has no token for (a
 // childless ERROR), else the first token that is not a comment.
 TSNode unexpectedToken(TSNode error) {
-  TSTreeCursor cursor = ts_tree_cursor_new(error);
   TSNode firstToken{};
   TSNode invalid{};
-  while (isNull(invalid)) {
-    TSNode node = ts_tree_cursor_current_node(&cursor);
+  walkPreorder(error, [&](TSNode node) {
     const bool leaf = ts_node_child_count(node) == 0;
-    if (leaf && kindOf(node) == Kind::ERROR && !ts_node_eq(node, error)) invalid = node;
+    if (leaf && kindOf(node) == Kind::ERROR && !ts_node_eq(node, error)) {
+      invalid = node;
+      return Walk::Stop;
+    }
     if (leaf && isNull(firstToken) && kindOf(node) != Kind::comment &&
         ts_node_end_byte(node) > ts_node_start_byte(node)) {
       firstToken = node;
     }
-    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-    bool moved = false;
-    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) break;
-    }
-    if (!moved) break;
-  }
-  ts_tree_cursor_delete(&cursor);
+    return Walk::Descend;
+  });
   if (!isNull(invalid)) return invalid;
   return isNull(firstToken) ? error : firstToken;
 }

@@ -1591,9 +1591,7 @@ std::vector<std::string> UnitLowerer::parameterOwners(TSNode expression) const {
   std::vector<std::string> owners;
   if (isNull(expression)) return owners;
   const Fields& f = fields();
-  TSTreeCursor cursor = ts_tree_cursor_new(expression);
-  while (true) {
-    TSNode node = ts_tree_cursor_current_node(&cursor);
+  walkPreorder(expression, [&](TSNode node) {
     if (kindOf(node) == Kind::call) {
       TSNode function = unparenthesize(field(node, f.function));
       if (kindOf(function) == Kind::attribute) {
@@ -1608,14 +1606,8 @@ std::vector<std::string> UnitLowerer::parameterOwners(TSNode expression) const {
         owners.insert(owners.end(), known->second.begin(), known->second.end());
       }
     }
-    if (ts_tree_cursor_goto_first_child(&cursor)) continue;
-    bool moved = false;
-    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) break;
-    }
-    if (!moved) break;
-  }
-  ts_tree_cursor_delete(&cursor);
+    return Walk::Descend;
+  });
   std::sort(owners.begin(), owners.end());
   owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
   return owners;

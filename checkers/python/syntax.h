@@ -61,4 +61,24 @@ inline std::string_view text(TSNode node, std::string_view source) {
 // Skips parentheses around an expression.
 TSNode unparenthesize(TSNode node);
 
+enum class Walk : uint8_t { Descend, Skip, Stop };
+
+// Visits `root` and its descendants in document order through a cursor, without recursion
+// (trees nest thousands deep). `visit(node)` says whether to go into the node's children,
+// skip them, or stop the walk.
+template <typename Visit> void walkPreorder(TSNode root, Visit&& visit) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  while (true) {
+    const Walk next = visit(ts_tree_cursor_current_node(&cursor));
+    if (next == Walk::Stop) break;
+    if (next == Walk::Descend && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
 } // namespace gradlint::python
