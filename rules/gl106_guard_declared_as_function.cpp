@@ -1,7 +1,6 @@
 // GL106 guard-declared-as-function: `torch::NoGradGuard guard();` in a C++ function declares a
 // function named `guard` (the most vexing parse), so no guard is made and grad mode is unchanged.
 #include "rules/cpp_guard_fix.h"
-#include "rules/grad_mode_api.h"
 #include "rules/rule.h"
 
 #include <fmt/format.h>
@@ -19,9 +18,10 @@ public:
     return kInfo;
   }
 
+  // Only C++ files hold these declarations, and the engine prefilters those with the catalog's
+  // C++ names (cppMarkers()); for Python files, names no Python code uses.
   std::vector<std::string_view> markers() const override {
-    const auto markers = cppMarkers();
-    return {markers.begin(), markers.end()};
+    return {"NoGradGuard", "AutoGradMode", "InferenceMode", "AutoDispatchBelow"};
   }
 
   void check(RuleContext& context) const override {
@@ -38,8 +38,9 @@ public:
             "`{} {}();` declares a function named `{}`, not a guard object (the most vexing "
             "parse), so {}",
             type, event.var, event.var, cppfix::missedEffect(event.guard));
-        diagnostic.help = fmt::format("drop the parentheses: `{} {};` (or use braces: `{} {}{{}};`)",
-                                      type, event.var, type, event.var);
+        diagnostic.help =
+            fmt::format("drop the parentheses: `{} {};` (or use braces: `{} {}{{}};`)", type,
+                        event.var, type, event.var);
         if (context.source() != nullptr) {
           diagnostic.fix = cppfix::dropTheParenthesesFix(*context.source(), event);
         }

@@ -5,6 +5,7 @@
 #include "rules/rule.h"
 
 #include <clang/AST/ASTConsumer.h>
+#include <clang/AST/DeclCXX.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -113,23 +114,35 @@ private:
 
 class LowerConsumer : public clang::ASTConsumer {
 public:
-  LowerConsumer(const SourceText& source, LoweredTranslationUnit& out)
-      : source_(source), out_(out) {}
+  LowerConsumer(const SourceText& source, LoweredTranslationUnit& out,
+                const clang::SourceManager& sources)
+      : source_(source), out_(out), sources_(sources) {}
   void HandleTranslationUnit(clang::ASTContext& context) override {
     out_ = lowerTranslationUnit(context, source_);
+  }
+  // Only the main file's functions are lowered: the bodies of functions in headers are not
+  // parsed (<torch/torch.h> has thousands), except destructors, which tell whether a class
+  // restores grad mode. Sema still parses the bodies it needs (constexpr functions, deduced
+  // return types).
+  bool shouldSkipFunctionBody(clang::Decl* decl) override {
+    if (llvm::isa<clang::CXXDestructorDecl>(decl)) return false;
+    const clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
+    return location.isValid() && !sources_.isWrittenInMainFile(location);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
+  const clang::SourceManager& sources_;
 };
 
 class LowerAction : public clang::ASTFrontendAction {
 public:
   LowerAction(const SourceText& source, LoweredTranslationUnit& out) : source_(source), out_(out) {}
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance&,
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
-    return std::make_unique<LowerConsumer>(source_, out_);
+    compiler.getFrontendOpts().SkipFunctionBodies = true; // asks shouldSkipFunctionBody
+    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager());
   }
 
 private:
@@ -154,6 +167,29 @@ bool hasArgument(const clang::tooling::CommandLineArguments& args, std::string_v
   return std::any_of(args.begin(), args.end(),
                      [&](const std::string& arg) { return arg.starts_with(prefix); });
 }
+
+// CUDA without a CUDA installation: the attribute macros and launch configuration that
+// clang's wrapper headers would take from the CUDA headers. Host code is all gradlint reads.
+constexpr std::string_view kCudaStubPath = "/__gradlint__/cuda_stub.h";
+constexpr std::string_view kCudaStub = R"(#pragma once
+#define __host__ __attribute__((host))
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#include <__clang_cuda_builtin_vars.h>
+struct dim3 {
+  unsigned x, y, z;
+  __host__ __device__ dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1)
+      : x(vx), y(vy), z(vz) {}
+};
+typedef struct CUstream_st* cudaStream_t;
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridSize, dim3 blockSize,
+                                                __SIZE_TYPE__ sharedSize = 0,
+                                                cudaStream_t stream = 0);
+)";
 
 const std::vector<RuleName>& ruleNames() {
   static const std::vector<RuleName> names = [] {
@@ -216,6 +252,10 @@ std::shared_ptr<const CompileCommands> CompileCommands::load(const CompileOption
   impl->extraArgs = options.extraArgs;
   impl->extraArgsGiven = options.extraArgsGiven;
   if (!options.buildPath.empty()) {
+    if (!llvm::sys::fs::is_directory(options.buildPath)) {
+      error = fmt::format("-p {}: no such folder", options.buildPath);
+      return nullptr;
+    }
     std::string why;
     auto database =
         clang::tooling::CompilationDatabase::autoDetectFromDirectory(options.buildPath, why);
@@ -253,6 +293,9 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
                                  std::make_shared<clang::PCHContainerOperations>(),
                                  llvm::vfs::createPhysicalFileSystem());
   tool.mapVirtualFile(path, source.bytes());
+  const bool header = isHeaderPath(path);
+  const bool cuda = isCudaPath(path);
+  if (cuda) tool.mapVirtualFile(kCudaStubPath, kCudaStub);
   tool.setPrintErrorMessage(false);
 
   using clang::tooling::ArgumentInsertPosition;
@@ -261,8 +304,6 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
     tool.appendArgumentsAdjuster(
         getInsertArgumentAdjuster(commands->impl().extraArgs, ArgumentInsertPosition::END));
   }
-  const bool header = isHeaderPath(path);
-  const bool cuda = isCudaPath(path);
   tool.appendArgumentsAdjuster(
       [header, cuda](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
         clang::tooling::CommandLineArguments out;
@@ -272,11 +313,16 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
           out.push_back("-resource-dir=" + std::string(resources));
         }
         // A header on its own is C++, not C; CUDA is read as host code, without a CUDA install.
-        if (header && !hasArgument(args, "-x")) out.push_back("-xc++-header");
-        if (cuda && !hasArgument(args, "--cuda-host-only")) {
-          out.insert(out.end(), {"--cuda-host-only", "-nocudainc", "-nocudalib"});
+        if (header && !hasArgument(args, "-x")) {
+          out.push_back(cuda ? "-xcuda" : "-xc++-header");
         }
-        out.push_back("-w"); // warnings are not shown; errors are counted
+        if (cuda && !hasArgument(args, "--cuda-path")) {
+          out.insert(out.end(), {"--cuda-host-only", "-nocudainc", "-nocudalib", "-include",
+                                 std::string(kCudaStubPath)});
+        }
+        // Warnings are not shown and errors are counted (ErrorCounter): no "N errors
+        // generated" line on stderr either.
+        out.insert(out.end(), {"-w", "-fno-caret-diagnostics"});
         out.insert(out.end(), args.begin() + (args.empty() ? 0 : 1), args.end());
         return out;
       });

@@ -202,7 +202,7 @@ public:
   UnitLowerer(TranslationUnitLowering& tu, const clang::FunctionDecl* function,
               ir::FunctionIR& fn)
       : tu_(tu), function_(function), body_(function->getBody()), fn_(fn),
-        parents_(function->getBody()) {}
+        parents_(std::make_unique<clang::ParentMap>(function->getBody())) {}
 
   // False when Clang could not build the function's CFG; the unit then holds only the
   // syntactic findings (GL105/GL106 nodes).
@@ -261,7 +261,7 @@ private:
   const clang::FunctionDecl* function_;
   const clang::Stmt* body_;
   ir::FunctionIR& fn_;
-  clang::ParentMap parents_;
+  std::unique_ptr<clang::ParentMap> parents_;
   std::unique_ptr<clang::CFG> cfg_;
   NodeId current_ = kNoNode;
   NodeId exceptionalTarget_ = kNoNode; // kNoNode: the function is noexcept (terminate)
@@ -454,43 +454,43 @@ std::string UnitLowerer::varName(const clang::ValueDecl* decl) const {
 
 bool UnitLowerer::resultDiscarded(const clang::Expr* expr) const {
   const clang::Stmt* child = expr;
-  const clang::Stmt* parent = parents_.getParent(child);
+  const clang::Stmt* parent = parents_->getParent(child);
   while (parent != nullptr &&
          (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
                     clang::CXXBindTemporaryExpr, clang::MaterializeTemporaryExpr,
                     clang::ConstantExpr>(parent) ||
           isVoidCast(parent))) {
     child = parent;
-    parent = parents_.getParent(child);
+    parent = parents_->getParent(child);
   }
   return isStatementContext(parent, child);
 }
 
 std::string UnitLowerer::assignedTo(const clang::Expr* expr) const {
   const clang::Stmt* child = expr;
-  const clang::Stmt* parent = parents_.getParent(child);
+  const clang::Stmt* parent = parents_->getParent(child);
   while (parent != nullptr &&
          (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
                     clang::CXXBindTemporaryExpr, clang::MaterializeTemporaryExpr,
                     clang::ConstantExpr, clang::InitListExpr>(parent))) {
     child = parent;
-    parent = parents_.getParent(child);
+    parent = parents_->getParent(child);
   }
   if (parent == nullptr) return "";
   if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(parent)) {
     for (const clang::Decl* d : decl->decls()) {
-      if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d); var != nullptr && var->getInit() == child) {
-        return varName(var);
-      }
+      const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+      if (var != nullptr && var->getInit() == child) return varName(var);
     }
     return "";
   }
   if (const auto* assign = llvm::dyn_cast<clang::BinaryOperator>(parent);
       assign != nullptr && assign->isAssignmentOp() && assign->getRHS() == child) {
-    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts())) {
+    const clang::Expr* target = assign->getLHS()->IgnoreParenImpCasts();
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(target)) {
       return varName(ref->getDecl());
     }
-    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(assign->getLHS()->IgnoreParenImpCasts())) {
+    if (const auto* member = llvm::dyn_cast<clang::MemberExpr>(target)) {
       return member->getMemberDecl()->getNameAsString();
     }
   }
@@ -499,7 +499,8 @@ std::string UnitLowerer::assignedTo(const clang::Expr* expr) const {
 
 ir::GradValue UnitLowerer::modeArgument(const clang::Expr* argument) const {
   if (argument == nullptr) return ir::GradValue::Unknown;
-  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(argument->IgnoreParenImpCasts())) {
+  const clang::Expr* bare = argument->IgnoreParenImpCasts();
+  if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(bare)) {
     argument = defaulted->getExpr();
   }
   bool value = false;
@@ -574,9 +575,8 @@ void UnitLowerer::collectScopeObjects() {
         if (!seen.empty()) declaredBefore_[child] = seen;
         if (const auto* decl = llvm::dyn_cast<clang::DeclStmt>(child)) {
           for (const clang::Decl* d : decl->decls()) {
-            if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d); var != nullptr && isGuardObject(var)) {
-              seen.push_back(var);
-            }
+            const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+            if (var != nullptr && isGuardObject(var)) seen.push_back(var);
           }
         }
       }
@@ -605,8 +605,8 @@ UnitLowerer::Scope UnitLowerer::scopeOf(const clang::Stmt* stmt) const {
     }
   };
   const clang::Stmt* child = stmt;
-  for (const clang::Stmt* parent = parents_.getParent(child); parent != nullptr;
-       child = parent, parent = parents_.getParent(child)) {
+  for (const clang::Stmt* parent = parents_->getParent(child); parent != nullptr;
+       child = parent, parent = parents_->getParent(child)) {
     if (llvm::isa<clang::CompoundStmt>(parent)) {
       if (auto it = declaredBefore_.find(child); it != declaredBefore_.end()) {
         for (auto var = it->second.rbegin(); var != it->second.rend(); ++var) addVar(*var);
@@ -964,9 +964,9 @@ void UnitLowerer::lowerBlock(const clang::CFGBlock* block) {
     } else {
       exit.kind = EventKind::FallThrough;
       const auto* compound = llvm::dyn_cast<clang::CompoundStmt>(body_);
-      exit.range = compound != nullptr
-                       ? rangeOf(clang::SourceRange(compound->getRBracLoc(), compound->getRBracLoc()))
-                       : fn_.nameRange;
+      const clang::SourceLocation brace =
+          compound != nullptr ? compound->getRBracLoc() : clang::SourceLocation();
+      exit.range = brace.isValid() ? rangeOf(clang::SourceRange(brace, brace)) : fn_.nameRange;
     }
     link(emit(std::move(exit), nullptr), fn_.normalExit);
   }
@@ -1014,7 +1014,7 @@ void UnitLowerer::lowerSyntacticFindings() {
     // Climb to the full expression: `T(false)` is a functional cast around the construction.
     const clang::Stmt* expr = construct;
     const clang::Stmt* written = construct;
-    const clang::Stmt* parent = parents_.getParent(expr);
+    const clang::Stmt* parent = parents_->getParent(expr);
     while (parent != nullptr &&
            (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
                       clang::CXXBindTemporaryExpr, clang::MaterializeTemporaryExpr,
@@ -1024,7 +1024,7 @@ void UnitLowerer::lowerSyntacticFindings() {
              llvm::cast<clang::CXXConstructExpr>(parent)->isElidable()))) {
       if (llvm::isa<clang::CXXFunctionalCastExpr>(parent)) written = parent;
       expr = parent;
-      parent = parents_.getParent(expr);
+      parent = parents_->getParent(expr);
     }
     if (!isStatementContext(parent, expr)) continue;
     clang::SourceRange typeRange;
@@ -1056,7 +1056,58 @@ void UnitLowerer::lowerSyntacticFindings() {
   }
 }
 
+// The instantiations of a template (function template, or member of a class template) in
+// this translation unit, for when Clang cannot build a CFG of the template as written (a
+// range-for over a dependent range, for instance).
+std::vector<const clang::FunctionDecl*> instantiationsOf(const clang::FunctionDecl* pattern) {
+  std::vector<const clang::FunctionDecl*> out;
+  auto add = [&](const clang::FunctionDecl* candidate) {
+    if (candidate != nullptr && candidate->getBody() != nullptr && !candidate->isInvalidDecl() &&
+        candidate->getTemplateInstantiationPattern() == pattern && out.size() < 4) {
+      out.push_back(candidate);
+    }
+  };
+  if (const clang::FunctionTemplateDecl* described = pattern->getDescribedFunctionTemplate()) {
+    for (const clang::FunctionDecl* specialization : described->specializations()) {
+      add(specialization);
+    }
+  }
+  if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(pattern)) {
+    if (const clang::ClassTemplateDecl* owner = method->getParent()->getDescribedClassTemplate()) {
+      for (const clang::ClassTemplateSpecializationDecl* specialization :
+           owner->specializations()) {
+        for (const clang::Decl* member : specialization->decls()) {
+          add(llvm::dyn_cast<clang::FunctionDecl>(member));
+        }
+      }
+    }
+  }
+  return out;
+}
+
 bool UnitLowerer::lower() {
+  // How guards are written is read from the code as written.
+  lowerSyntacticFindings();
+
+  clang::CFG::BuildOptions options;
+  options.AddImplicitDtors = true;
+  options.AddInitializers = true;
+  options.AddCXXDefaultInitExprInCtors = true;
+  options.setAllAlwaysAdd();
+  cfg_ = clang::CFG::buildCFG(function_, const_cast<clang::Stmt*>(body_), &tu_.context(), options);
+  if (!cfg_ && function_->isDependentContext()) {
+    // Paths are read from an instantiation when the template itself has no CFG; its
+    // statements carry the template's source locations.
+    for (const clang::FunctionDecl* instance : instantiationsOf(function_)) {
+      cfg_ = clang::CFG::buildCFG(instance, instance->getBody(), &tu_.context(), options);
+      if (!cfg_) continue;
+      function_ = instance;
+      body_ = instance->getBody();
+      parents_ = std::make_unique<clang::ParentMap>(const_cast<clang::Stmt*>(body_));
+      break;
+    }
+  }
+  if (!cfg_) return false;
   collectScopeObjects();
 
   Event entry;
@@ -1067,17 +1118,8 @@ bool UnitLowerer::lower() {
   Event exceptionalExit;
   exceptionalExit.kind = EventKind::ExceptionalExit;
   const auto* proto = function_->getType()->getAs<clang::FunctionProtoType>();
-  const bool noexceptFunction = cannotThrow(proto) || llvm::isa<clang::CXXDestructorDecl>(function_);
-
-  clang::CFG::BuildOptions options;
-  options.AddImplicitDtors = true;
-  options.AddInitializers = true;
-  options.AddCXXDefaultInitExprInCtors = true;
-  options.setAllAlwaysAdd();
-  cfg_ = clang::CFG::buildCFG(function_, const_cast<clang::Stmt*>(body_), &tu_.context(), options);
-
-  lowerSyntacticFindings();
-  if (!cfg_) return false;
+  const bool noexceptFunction =
+      cannotThrow(proto) || llvm::isa<clang::CXXDestructorDecl>(function_);
 
   fn_.entry = newNode(entry);
   fn_.normalExit = newNode(normalExit);
@@ -1148,7 +1190,9 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
         fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
     fn.nodes.clear();
     fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
-  } else if (!built) {
+  } else if (!built && !function->isDependentContext()) {
+    // A template Clang cannot build a CFG for (and that is not instantiated here) is skipped
+    // quietly: that is a limit of reading templates as written, not a problem in the file.
     result_.warnings.push_back(fmt::format(
         "{}:{}: `{}`: Clang could not build its control-flow graph; only how guards are written "
         "was checked",
@@ -1159,7 +1203,8 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
 
 } // namespace
 
-LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context, const SourceText& mainFile) {
+LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
+                                            const SourceText& mainFile) {
   TranslationUnitLowering lowering(context, mainFile);
   lowering.run();
   return lowering.take();

@@ -25,6 +25,7 @@ struct LoweredTranslationUnit {
 // main file of `context` (not in headers, and not template instantiations: templates are
 // analysed once, as written). `mainFile` must hold the main file's bytes: every range is
 // computed from it, and events spelled in macros are placed at the macro's use.
-LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context, const SourceText& mainFile);
+LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
+                                            const SourceText& mainFile);
 
 } // namespace gradlint::cpp

@@ -115,9 +115,9 @@ std::vector<Found> directives(const Comment& comment) {
     if (at > 0 && isIdentifierChar(text[at - 1])) continue;
     size_t pos = at + 6;
     Found directive;
-    for (auto [word, kind] : {std::pair<std::string_view, Directive>{"NEXTLINE", Directive::NextLine},
-                              {"BEGIN", Directive::Begin},
-                              {"END", Directive::End}}) {
+    using Word = std::pair<std::string_view, Directive>;
+    for (auto [word, kind] : {Word{"NEXTLINE", Directive::NextLine},
+                              Word{"BEGIN", Directive::Begin}, Word{"END", Directive::End}}) {
       if (text.substr(pos, word.size()) == word) {
         directive.directive = kind;
         pos += word.size();
