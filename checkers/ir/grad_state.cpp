@@ -157,6 +157,20 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     out.open.clear();
     return out;
   }
+  // A grad-mode with-block saves the mode on entry and puts it back on exit, so a toggle inside
+  // `with torch.enable_grad():` ends with the block.
+  case EventKind::EnterGuard: {
+    if (event.guard == GuardKind::Other || event.var.empty()) return in;
+    GradFact out = in;
+    storeSaved(out, event.var, in.inherited, in.open);
+    return out;
+  }
+  case EventKind::ExitGuard: {
+    if (event.guard == GuardKind::Other || event.var.empty()) return in;
+    GradFact out = in;
+    restoreFrom(out, event.var);
+    return out;
+  }
   case EventKind::Call: {
     const FunctionSummary* summary = summaryFor(event);
     if (summary == nullptr) return in;

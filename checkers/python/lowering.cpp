@@ -212,6 +212,7 @@ private:
     TSNode finallyBlock{};
     NodeId exceptionTarget = kNoNode; // for a finally: where exceptions inside it go
     ir::GuardKind guard = ir::GuardKind::Other;
+    std::string key; // a with-item's save slot, shared by its EnterGuard and ExitGuard
     ir::SourceRange range;
     int depth = 0;
   };
@@ -1001,9 +1002,14 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
         enter.range = rangeOf(value);
         emit(enter);
       }
-      const Event& entered = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event;
+      Event& entered = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event;
+      // Enter and exit share a key: the exit restores the mode saved on entry.
+      if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other) {
+        entered.var = fmt::format("<with@{}>", ts_node_start_byte(value));
+      }
       Cleanup cleanup;
       cleanup.guard = entered.guard;
+      cleanup.key = entered.kind == EventKind::EnterGuard ? entered.var : std::string();
       cleanup.range = rangeOf(value);
       cleanups_.push_back(cleanup);
       if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other &&
@@ -1013,12 +1019,43 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       }
     }
   }
+  // A grad-mode `with` restores its mode when an exception leaves the block too.
+  const bool restoresOnRaise =
+      std::any_of(cleanups_.begin() + static_cast<ptrdiff_t>(cleanupsBefore), cleanups_.end(),
+                  [](const Cleanup& c) { return !c.key.empty(); });
+  const NodeId outerTarget = exceptionTarget_;
+  NodeId raiseLanding = kNoNode;
+  if (restoresOnRaise) {
+    raiseLanding = newNode(Event{});
+    exceptionTarget_ = raiseLanding;
+  }
   lowerBlock(field(statement, f.body), depth + 1);
+  exceptionTarget_ = outerTarget;
+  if (restoresOnRaise) {
+    const NodeId afterBody = current_;
+    current_ = raiseLanding;
+    for (size_t index = cleanups_.size(); index-- > cleanupsBefore;) {
+      if (cleanups_[index].key.empty()) continue;
+      Event exit;
+      exit.kind = EventKind::ExitGuard;
+      exit.guard = cleanups_[index].guard;
+      exit.var = cleanups_[index].key;
+      exit.range = cleanups_[index].range;
+      emit(exit);
+    }
+    Event reraise;
+    reraise.kind = EventKind::Raise;
+    reraise.mayRaise = true;
+    reraise.range = rangeOf(statement);
+    emit(reraise);
+    current_ = afterBody;
+  }
   regions_.resize(regionsBefore);
   while (cleanups_.size() > cleanupsBefore) {
     Event exit;
     exit.kind = EventKind::ExitGuard;
     exit.guard = cleanups_.back().guard;
+    exit.var = cleanups_.back().key;
     exit.range = cleanups_.back().range;
     if (current_ != kNoNode) emit(exit);
     cleanups_.pop_back();
@@ -1156,6 +1193,7 @@ void UnitLowerer::lowerJumpCleanups(size_t toDepth) {
       Event exit;
       exit.kind = EventKind::ExitGuard;
       exit.guard = cleanup.guard;
+      exit.var = cleanup.key;
       exit.range = cleanup.range;
       if (current_ != kNoNode) emit(exit);
       continue;

@@ -206,8 +206,19 @@ TEST(CfgBuilder, WithBlocksAreGuardsNotToggles) {
                              "        return x()\n");
   const ir::FunctionIR* fn = findUnit(result, "f");
   EXPECT_EQ(countEvents(*fn, EventKind::EnterGuard), 2u);
-  EXPECT_EQ(countEvents(*fn, EventKind::ExitGuard), 2u) << ir::dumpCfg(*fn);
+  // Two exits on the return path, two more where an exception leaves the block.
+  EXPECT_EQ(countEvents(*fn, EventKind::ExitGuard), 4u) << ir::dumpCfg(*fn);
   EXPECT_EQ(countEvents(*fn, EventKind::SetGrad), 0u);
+}
+
+TEST(CfgBuilder, AToggleInsideAGradWithBlockEndsWithTheBlock) {
+  auto result = lowerSnippet("import torch\n"
+                             "def f(x):\n"
+                             "    with torch.enable_grad():\n"
+                             "        torch.set_grad_enabled(False)\n"
+                             "        y = x()\n"
+                             "    return y\n");
+  EXPECT_TRUE(leaksOf(result, "f").empty()) << ir::dumpCfg(*findUnit(result, "f"));
 }
 
 TEST(CfgBuilder, NamesResolveThroughImports) {
