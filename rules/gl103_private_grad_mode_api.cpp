@@ -57,10 +57,7 @@ public:
              event.kind == ir::EventKind::RestoreArg) &&
             event.flavor == ir::ApiFlavor::Private;
         if (!privateToggle) continue;
-        Diagnostic diagnostic;
-        diagnostic.code = std::string(info().code);
-        diagnostic.severity = info().severity;
-        diagnostic.range = event.range;
+        Diagnostic diagnostic = makeDiagnostic(event.range);
         diagnostic.message = fmt::format(
             "`{}` is a private PyTorch API: it flips the thread's grad mode with no context "
             "manager to restore it, and it can change or disappear in any release",

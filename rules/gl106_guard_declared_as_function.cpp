@@ -30,10 +30,7 @@ public:
         const ir::Event& event = node.event;
         if (event.kind != ir::EventKind::LocalFunctionDecl) continue;
         const std::string type = event.spelled.empty() ? event.callee : event.spelled;
-        Diagnostic diagnostic;
-        diagnostic.code = std::string(info().code);
-        diagnostic.severity = info().severity;
-        diagnostic.range = event.range;
+        Diagnostic diagnostic = makeDiagnostic(event.range);
         diagnostic.message = fmt::format(
             "`{} {}();` declares a function named `{}`, not a guard object (the most vexing "
             "parse), so {}",

@@ -23,10 +23,7 @@ public:
     for (const TrainedWhileOffloaded& found : findTrainingAfterOffload(context)) {
       if (found.object.mayOffload) continue; // GL202
       const ir::FunctionIR& fn = context.module().units[found.unit];
-      Diagnostic diagnostic;
-      diagnostic.code = std::string(info().code);
-      diagnostic.severity = info().severity;
-      diagnostic.range = fn.nodes[found.training].event.range;
+      Diagnostic diagnostic = makeDiagnostic(fn.nodes[found.training].event.range);
       diagnostic.message = fmt::format(
           "`{}` has offload hooks from `{}` and is trained here ({}): the hooks move weights "
           "between CPU and GPU around each forward, so parameters, gradients and optimizer "

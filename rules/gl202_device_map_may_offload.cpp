@@ -23,10 +23,7 @@ public:
     for (const TrainedWhileOffloaded& found : findTrainingAfterOffload(context)) {
       if (!found.object.mayOffload) continue;
       const ir::FunctionIR& fn = context.module().units[found.unit];
-      Diagnostic diagnostic;
-      diagnostic.code = std::string(info().code);
-      diagnostic.severity = info().severity;
-      diagnostic.range = fn.nodes[found.training].event.range;
+      Diagnostic diagnostic = makeDiagnostic(fn.nodes[found.training].event.range);
       diagnostic.message = fmt::format(
           "`{}` is loaded with an automatic device map and trained here ({}): when GPU memory "
           "is short, layers go to CPU or disk behind offload hooks and training fails with "

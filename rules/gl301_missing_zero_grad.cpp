@@ -23,10 +23,7 @@ public:
       const AccumulationFindings findings = analyzeAccumulation(fn, context.summaries());
       for (const auto& stale : findings.staleSteps) {
         const ir::Event& step = fn.nodes[stale.step].event;
-        Diagnostic diagnostic;
-        diagnostic.code = std::string(info().code);
-        diagnostic.severity = info().severity;
-        diagnostic.range = step.range;
+        Diagnostic diagnostic = makeDiagnostic(step.range);
         diagnostic.message = fmt::format(
             "`{}` applies the gradients, but nothing resets them before the next `backward()`: "
             "each step adds its gradients to ones already applied, so updates grow step after "

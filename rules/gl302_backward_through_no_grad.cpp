@@ -36,10 +36,7 @@ public:
             })) {
           continue;
         }
-        Diagnostic diagnostic;
-        diagnostic.code = std::string(info().code);
-        diagnostic.severity = info().severity;
-        diagnostic.range = event.range;
+        Diagnostic diagnostic = makeDiagnostic(event.range);
         diagnostic.message = fmt::format(
             "`{}` was computed with grad disabled, so it has no autograd graph: `backward()` "
             "raises \"element 0 of tensors does not require grad and does not have a grad_fn\"",

@@ -36,10 +36,7 @@ public:
         if (eval.kind != ir::EventKind::Eval || eval.var.empty()) continue;
         const ir::NodeId call = firstModelCallInLoop(context, index, id, eval.var);
         if (call == ir::kNoNode) continue;
-        Diagnostic diagnostic;
-        diagnostic.code = std::string(info().code);
-        diagnostic.severity = info().severity;
-        diagnostic.range = fn.nodes[call].event.range;
+        Diagnostic diagnostic = makeDiagnostic(fn.nodes[call].event.range);
         diagnostic.message = fmt::format(
             "`{}` runs in evaluation mode but with grad enabled: `eval()` only changes dropout "
             "and batch-norm, so each call still records an autograd graph and holds its "

@@ -42,10 +42,7 @@ public:
           auto inference = std::find_if(defs.begin(), defs.end(),
                                         [&](ir::NodeId d) { return definitions.inference(d); });
           if (inference == defs.end()) continue;
-          Diagnostic diagnostic;
-          diagnostic.code = std::string(info().code);
-          diagnostic.severity = info().severity;
-          diagnostic.range = use.range;
+          Diagnostic diagnostic = makeDiagnostic(use.range);
           diagnostic.message = fmt::format(
               "`{}` is an inference tensor (made under `torch.inference_mode()`) and is used "
               "to compute `{}`, which is backpropagated: autograd raises \"Inference tensors "

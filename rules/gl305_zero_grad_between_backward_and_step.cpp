@@ -22,10 +22,7 @@ public:
       const AccumulationFindings findings = analyzeAccumulation(fn, context.summaries());
       for (const auto& zero : findings.zeroBeforeStep) {
         const ir::Event& reset = fn.nodes[zero.zeroGrad].event;
-        Diagnostic diagnostic;
-        diagnostic.code = std::string(info().code);
-        diagnostic.severity = info().severity;
-        diagnostic.range = reset.range;
+        Diagnostic diagnostic = makeDiagnostic(reset.range);
         diagnostic.message = fmt::format(
             "{} runs after `backward()` and before `step()`: the step applies zeroed "
             "gradients, so the parameters do not learn from this batch",

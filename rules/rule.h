@@ -61,6 +61,16 @@ public:
   virtual std::vector<std::string_view> markers() const {
     return {"grad_enabled", "no_grad", "enable_grad", "inference_mode"};
   }
+
+protected:
+  // A diagnostic of this rule at `range`, with its code and severity filled in.
+  Diagnostic makeDiagnostic(const ir::SourceRange& range) const {
+    Diagnostic diagnostic;
+    diagnostic.code = std::string(info().code);
+    diagnostic.severity = info().severity;
+    diagnostic.range = range;
+    return diagnostic;
+  }
 };
 
 // Every registered rule, sorted by code.
