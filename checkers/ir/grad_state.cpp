@@ -125,7 +125,8 @@ bool GradStateAnalysis::join(GradFact& into, const GradFact& from) const {
 }
 
 const FunctionSummary* GradStateAnalysis::summaryFor(const Event& event) const {
-  if (event.kind != EventKind::Call || summaries_ == nullptr || event.callee.empty()) {
+  if (event.kind != EventKind::Call || summaries_ == nullptr || event.callee.empty() ||
+      event.callee == self_) {
     return nullptr;
   }
   return summaries_->find(event.callee);
@@ -222,7 +223,7 @@ bool isToggle(const Node& node, const GradStateAnalysis& analysis) {
 }
 
 GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summaries) {
-  GradStateAnalysis analysis(summaries);
+  GradStateAnalysis analysis(summaries, fn.qualifiedName);
   GradStateReport report;
   report.flow = solveForward(fn, analysis);
 

@@ -71,7 +71,10 @@ struct GradFact {
 
 class GradStateAnalysis {
 public:
-  explicit GradStateAnalysis(const SummaryTable* summaries) : summaries_(summaries) {}
+  // `self` is the analysed function's qualified name: a recursive call is not a call to a
+  // summarised helper (its effects are the function's own, already on the path).
+  explicit GradStateAnalysis(const SummaryTable* summaries, std::string self = {})
+      : summaries_(summaries), self_(std::move(self)) {}
   GradFact entryFact() const { return {}; }
   bool join(GradFact& into, const GradFact& from) const;
   GradFact transfer(NodeId id, const Node& node, const GradFact& in) const;
@@ -83,6 +86,7 @@ public:
 
 private:
   const SummaryTable* summaries_;
+  std::string self_;
 };
 
 // A node that starts a toggle: SetGrad that may disable, or a call to a function whose summary

@@ -129,6 +129,22 @@ TEST(Summaries, HelperPairRestoresAcrossCalls) {
   EXPECT_EQ(bad[0].toggle, bad[1].toggle);
 }
 
+TEST(Summaries, ARecursiveCallIsNotASecondToggle) {
+  auto result = testing::lowerSnippet("import torch\n"
+                                      "def walk(n):\n"
+                                      "    torch.set_grad_enabled(False)\n"
+                                      "    if n:\n"
+                                      "        walk(n - 1)\n",
+                                      "pkg.mod");
+  SummaryTable table = computeSummaries({&result.module});
+  auto leaks = analyzeGradState(*testing::findUnit(result, "walk"), &table).leaks;
+  ASSERT_FALSE(leaks.empty());
+  for (const Leak& leak : leaks) {
+    EXPECT_EQ(testing::findUnit(result, "walk")->nodes[leak.toggle].event.kind,
+              EventKind::SetGrad);
+  }
+}
+
 TEST(Summaries, ChainsThroughSeveralHelpers) {
   auto result = testing::lowerSnippet("import torch\n"
                                       "def _a():\n"
