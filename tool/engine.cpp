@@ -241,10 +241,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     std::vector<std::string> names;
     for (const auto& [qualified, summary] : summaries.all()) {
       // Only effects a caller's rules act on make its callers worth parsing.
-      const bool affectsCallers = summary.mayLeaveDisabled || !summary.mayLeaveInherited ||
-                                  summary.returnsSavedMode || !summary.restoresArgs.empty() ||
-                                  summary.resetsGradients || !summary.offloadsArgs.empty();
-      if (!affectsCallers) continue;
+      if (!summary.affectsCallers()) continue;
       // The last part of `pkg.mod.f` or of a C++ `ns::Class::f`.
       const size_t dot = qualified.rfind('.');
       const size_t scope = qualified.rfind("::");

@@ -19,8 +19,6 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
                        old.mayLeaveInherited != summary.mayLeaveInherited ||
                        old.returnsSavedMode != summary.returnsSavedMode ||
                        old.restoresArgs != summary.restoresArgs ||
-                       old.runsBackward != summary.runsBackward ||
-                       old.stepsOptimizer != summary.stepsOptimizer ||
                        old.resetsGradients != summary.resetsGradients ||
                        old.offloadsArgs != summary.offloadsArgs;
   old = summary;

@@ -18,9 +18,7 @@ struct FunctionSummary {
   bool mayLeaveInherited = true; // some return leaves the caller's mode as it was
   bool returnsSavedMode = false; // returns the mode it saved (prev = _enter())
   std::vector<int> restoresArgs; // set_grad_enabled(param) for these parameters
-  // Training effects somewhere in the body (for loops that call helpers).
-  bool runsBackward = false;
-  bool stepsOptimizer = false;
+  // Resets gradients somewhere in its body (a training loop calling it resets too).
   bool resetsGradients = false;
   std::vector<int> offloadsArgs; // parameters it attaches offload hooks to (and leaves on)
   std::vector<std::string> offloadsParams; // their names, for keyword arguments
@@ -28,6 +26,12 @@ struct FunctionSummary {
   std::string togglePath;
   SourceRange toggleRange;
   std::string toggleText;
+
+  // Whether a call to the function changes anything its caller's analysis sees.
+  bool affectsCallers() const {
+    return mayLeaveDisabled || !mayLeaveInherited || returnsSavedMode || !restoresArgs.empty() ||
+           resetsGradients || !offloadsArgs.empty();
+  }
 };
 
 class SummaryTable {

@@ -13,8 +13,6 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
     case EventKind::SaveGrad:
     case EventKind::RestoreGrad:
     case EventKind::RestoreArg:
-    case EventKind::Backward:
-    case EventKind::Step:
     case EventKind::ZeroGrad:
     case EventKind::Offload: return true;
     case EventKind::Call:
@@ -43,8 +41,6 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     if (!report.flow.reached[id]) continue;
     const Event& event = fn.nodes[id].event;
     const GradFact& in = report.flow.in[id];
-    summary.runsBackward = summary.runsBackward || event.kind == EventKind::Backward;
-    summary.stepsOptimizer = summary.stepsOptimizer || event.kind == EventKind::Step;
     summary.resetsGradients = summary.resetsGradients || event.kind == EventKind::ZeroGrad;
     if (event.kind == EventKind::Offload && !event.mayOffload) {
       // A helper that takes the hooks off again before returning (a validation pass) leaves
@@ -63,8 +59,6 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     }
     if (event.kind == EventKind::Call && !event.callee.empty()) {
       if (const FunctionSummary* callee = table.find(event.callee)) {
-        summary.runsBackward = summary.runsBackward || callee->runsBackward;
-        summary.stepsOptimizer = summary.stepsOptimizer || callee->stepsOptimizer;
         summary.resetsGradients = summary.resetsGradients || callee->resetsGradients;
       }
     }
@@ -135,11 +129,7 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules) {
       if (!touchesGradMode(fn, table)) continue;
       const GradStateReport report = analyzeGradState(fn, &table);
       const FunctionSummary summary = summarize(fn, report, table, *candidate.path);
-      const bool meaningful = summary.mayLeaveDisabled || !summary.mayLeaveInherited ||
-                              summary.returnsSavedMode || !summary.restoresArgs.empty() ||
-                              summary.runsBackward || summary.stepsOptimizer ||
-                              summary.resetsGradients || !summary.offloadsArgs.empty();
-      if (meaningful || table.find(fn.qualifiedName) != nullptr) {
+      if (summary.affectsCallers() || table.find(fn.qualifiedName) != nullptr) {
         changed = table.update(fn.qualifiedName, summary) || changed;
       }
     }
