@@ -5,6 +5,7 @@
 #include "checkers/python/frontend.h"
 #include "rules/grad_mode_api.h"
 #include "rules/rule.h"
+#include "tool/test_hooks.h"
 #ifdef GRADLINT_WITH_CPP
 #include "checkers/cpp/frontend.h"
 #endif
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -43,6 +45,7 @@ struct FileState {
 };
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
+  deleteBeforeReadHook(path);
   std::ifstream stream(path, std::ios::binary);
   if (!stream) {
     error = path + ": cannot read: " + std::strerror(errno);
@@ -129,6 +132,59 @@ bool planPythonRanges(FileState& state, const std::vector<std::string>& needles,
   }
   state.ranges = python::chosenRanges(state.chunks, state.chosen);
   return true;
+}
+
+// A summarised function's last name (`f` of `pkg.mod.f`, of a C++ `ns::Class::f`), with every
+// qualified name in the run it stands for.
+struct RescanName {
+  std::string name;
+  std::vector<std::string> qualified;
+};
+
+// The names whose callers are worth parsing: those of summaries with an effect on callers that
+// were not scanned for yet. A name comes back when it stands for a new qualified name too.
+std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
+                                      std::unordered_set<std::string>& scannedQualified) {
+  std::map<std::string, RescanName> byName; // ordered: the same needles in every run
+  std::unordered_set<std::string> fresh;
+  for (const auto& [qualified, summary] : summaries.all()) {
+    // Only effects a caller's rules act on make its callers worth parsing.
+    if (!summary.affectsCallers()) continue;
+    const size_t dot = qualified.rfind('.');
+    const size_t scope = qualified.rfind("::");
+    std::string name = dot != std::string::npos     ? qualified.substr(dot + 1)
+                       : scope != std::string::npos ? qualified.substr(scope + 2)
+                                                    : qualified;
+    if (scannedQualified.insert(qualified).second) fresh.insert(name);
+    RescanName& entry = byName[name];
+    entry.name = name;
+    entry.qualified.push_back(qualified);
+  }
+  std::vector<RescanName> names;
+  for (auto& [name, entry] : byName) {
+    if (fresh.count(name) != 0) names.push_back(std::move(entry));
+  }
+  return names;
+}
+
+// Python: chooses the chunks that use one of `names`. A `def NAME` alone does not count unless
+// it can define one of the summarised functions itself (same module): then it makes that name
+// ambiguous (unsummarised), as in a full parse. Returns true when more chunks were chosen.
+bool planRescan(FileState& state, const std::vector<RescanName>& names) {
+  const std::string& module = state.input->ref.moduleName;
+  std::vector<std::string> words; // every occurrence counts
+  std::vector<std::string> uses;  // occurrences after `def` do not
+  for (const RescanName& name : names) {
+    const bool mayDefine =
+        module.empty() ||
+        std::any_of(name.qualified.begin(), name.qualified.end(), [&](const std::string& q) {
+          return q.size() > module.size() && q.starts_with(module) && q[module.size()] == '.';
+        });
+    (mayDefine ? words : uses).push_back(name.name);
+  }
+  const bool byWord = !words.empty() && planPythonRanges(state, words, python::Match::Word);
+  const bool byUse = !uses.empty() && planPythonRanges(state, uses, python::Match::Use);
+  return byWord || byUse;
 }
 
 // The text that makes a file worth lowering: the selected rules' markers, or for C++ the
@@ -223,7 +279,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       lowerFile(state, options); // every file, whole
     } else if (isCppPath(state.input->ref.path)) {
       if (mentionsAny(state.source->bytes(), markersFor(state))) lowerFile(state, options);
-    } else if (planPythonRanges(state, markersFor(state))) {
+    } else if (planPythonRanges(state, markersFor(state), python::Match::Marker)) {
       lowerFile(state, options);
     }
   });
@@ -231,35 +287,25 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   // Summaries across files. A file that never names a grad API can still call a helper that
   // leaks: re-scan the skipped files for the names of summarised functions until none is new.
   ir::SummaryTable summaries;
-  std::unordered_set<std::string> scannedNames;
+  std::unordered_set<std::string> scannedQualified;
   while (true) {
     std::vector<const ir::ModuleIR*> modules;
     for (const FileState& state : states) {
       if (state.lowered) modules.push_back(&state.lowered->module);
     }
     summaries = ir::computeSummaries(modules);
-    std::vector<std::string> names;
-    for (const auto& [qualified, summary] : summaries.all()) {
-      // Only effects a caller's rules act on make its callers worth parsing.
-      if (!summary.affectsCallers()) continue;
-      // The last part of `pkg.mod.f` or of a C++ `ns::Class::f`.
-      const size_t dot = qualified.rfind('.');
-      const size_t scope = qualified.rfind("::");
-      std::string name = dot != std::string::npos ? qualified.substr(dot + 1)
-                         : scope != std::string::npos ? qualified.substr(scope + 2)
-                                                      : qualified;
-      if (scannedNames.insert(name).second) names.push_back(std::move(name));
-    }
+    const std::vector<RescanName> names = namesToRescan(summaries, scannedQualified);
     if (names.empty()) break;
+    std::vector<std::string> plainNames;
+    for (const RescanName& name : names) plainNames.push_back(name.name);
     std::atomic<size_t> added{0};
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
       if (!state.source || !options.prefilter) return;
       if (isCppPath(state.input->ref.path)) {
-        if (state.lowered || !mentionsAny(state.source->bytes(), names)) return;
-      } else {
-        // Chunks that call a summarised function join the parse, in files already lowered too.
-        if (!planPythonRanges(state, names, python::Match::Word)) return;
+        if (state.lowered || !mentionsAny(state.source->bytes(), plainNames)) return;
+      } else if (!planRescan(state, names)) {
+        return;
       }
       lowerFile(state, options);
       ++added;

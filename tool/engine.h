@@ -18,6 +18,8 @@ namespace cpp {
 class CompileCommands; // checkers/cpp/frontend.h
 } // namespace cpp
 
+// tool/result_cache.cpp keys cached results on every field that changes results (here and in
+// FileInput): a new one must be added to its key.
 struct CheckOptions {
   std::vector<std::string> select; // code prefixes or "ALL"; empty: every non-preview rule
   std::vector<std::string> ignore;

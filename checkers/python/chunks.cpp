@@ -141,12 +141,26 @@ bool chooseChunks(std::string_view text, const std::vector<SourceChunk>& chunks,
     return table;
   }();
   auto isWordChar = [](char c) { return kWordChar[static_cast<unsigned char>(c)]; };
+  // Occurrences of a name that no call resolves to a function of that name: `def NAME` (`def`,
+  // as a word, then blanks), and an attribute of a call or subscript (`super().NAME`), whose
+  // root is not a name an import or definition binds.
+  auto definesName = [&](size_t start) {
+    size_t at = start;
+    while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+    return at < start && at >= 3 && text.substr(at - 3, 3) == "def" &&
+           (at == 3 || !isWordChar(text[at - 4]));
+  };
+  auto cannotCall = [&](size_t start) {
+    return (start >= 2 && text[start - 1] == '.' &&
+            (text[start - 2] == ')' || text[start - 2] == ']')) ||
+           definesName(start);
+  };
   std::unordered_set<std::string_view> words;
   size_t shortest = SIZE_MAX;
   size_t longest = 0;
   for (const std::string& needle : needles) {
     const bool word = !needle.empty() && std::all_of(needle.begin(), needle.end(), isWordChar);
-    if (word && match == Match::Word) {
+    if (word && (match == Match::Word || match == Match::Use)) {
       words.insert(needle);
       shortest = std::min(shortest, needle.size());
       longest = std::max(longest, needle.size());
@@ -156,6 +170,7 @@ bool chooseChunks(std::string_view text, const std::vector<SourceChunk>& chunks,
     size_t chunk = 0;
     for (size_t at = text.find(needle); at != std::string_view::npos;
          at = text.find(needle, at + needle.size())) {
+      if (match == Match::Marker && definesName(at)) continue;
       mark(at, chunk);
     }
   }
@@ -170,7 +185,8 @@ bool chooseChunks(std::string_view text, const std::vector<SourceChunk>& chunks,
       const size_t start = at;
       while (at < text.size() && isWordChar(text[at])) ++at;
       const size_t length = at - start;
-      if (length >= shortest && length <= longest && words.count(text.substr(start, length))) {
+      if (length >= shortest && length <= longest && words.count(text.substr(start, length)) &&
+          (match != Match::Use || !cannotCall(start))) {
         mark(start, chunk);
       }
     }

@@ -34,7 +34,10 @@ std::vector<std::string> importAliases(std::string_view text, const std::vector<
 
 enum class Match : uint8_t {
   Substring, // rule markers: `grad_enabled` matches `set_grad_enabled`
+  Marker,    // like Substring, but not a name right after `def` (`def backward(ctx, g):` of an
+             // autograd Function calls nothing; a call elsewhere in the chunk still counts)
   Word,      // function names: whole identifiers, in one pass whatever their number
+  Use, // like Word, but not where no call can resolve to the name: after `def`, or `).NAME`
 };
 
 // Marks the chunks that contain one of `needles` (`chosen` has one flag per chunk and keeps

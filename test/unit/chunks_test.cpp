@@ -69,6 +69,38 @@ TEST(Chunks, ManyNamesMatchWholeIdentifiersOnly) {
   EXPECT_EQ(bySubstring, (std::vector<bool>{true, true}));
 }
 
+TEST(Chunks, UsesSkipDefinitionsAndAttributesOfCalls) {
+  // A chunk that only defines a method of that name, or calls it on `super()` or a subscript
+  // (no import or definition can bind that root), cannot call the summarised function.
+  const std::string text = "class A:\n    def zero_grad(self):\n        super().zero_grad()\n"
+                           "def b(models):\n    models[0].zero_grad()\n"
+                           "def c(opt):\n    opt.zero_grad()\n"
+                           "def d():\n    undef  zero_grad()\n";
+  const auto chunks = splitTopLevel(text, 0);
+  ASSERT_EQ(chunks.size(), 4u);
+  std::vector<bool> byUse(chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, chunks, {"zero_grad"}, byUse, Match::Use));
+  EXPECT_EQ(byUse, (std::vector<bool>{false, false, true, true}));
+  std::vector<bool> byWord(chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, chunks, {"zero_grad"}, byWord, Match::Word));
+  EXPECT_EQ(byWord, (std::vector<bool>{true, true, true, true}));
+}
+
+TEST(Chunks, MarkersSkipTheNameOfADefinition) {
+  // An autograd Function's `def backward(ctx, g)` runs no backward pass; a call does.
+  const std::string text = "class F:\n    def backward(ctx, g):\n        return g\n"
+                           "def train(loss):\n    loss.backward()\n"
+                           "def step(x):\n    backward_hooks = x\n";
+  const auto chunks = splitTopLevel(text, 0);
+  ASSERT_EQ(chunks.size(), 3u);
+  std::vector<bool> byMarker(chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, chunks, {"backward"}, byMarker, Match::Marker));
+  EXPECT_EQ(byMarker, (std::vector<bool>{false, true, true}));
+  std::vector<bool> bySubstring(chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, chunks, {"backward"}, bySubstring));
+  EXPECT_EQ(bySubstring, (std::vector<bool>{true, true, true}));
+}
+
 TEST(Chunks, UnclosedBracketDoesNotSwallowTheNextDefinition) {
   const std::string text = "def broken(m):\n    out = m(1, 2\n    return out\n"
                            "def leaks():\n    pass\n";

@@ -1,0 +1,5 @@
+import torch
+
+
+def _disable():
+    torch.set_grad_enabled(False)

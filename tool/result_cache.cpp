@@ -1,0 +1,310 @@
+#include "tool/result_cache.h"
+
+#include "tool/test_hooks.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <xxhash.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include <unistd.h>
+
+#ifndef GRADLINT_VERSION
+#define GRADLINT_VERSION "0.0.0"
+#endif
+
+namespace gradlint {
+namespace {
+
+using nlohmann::json;
+
+// Bumped whenever the entry layout changes; old entries are then misses.
+constexpr int kEntryFormat = 1;
+
+// Accumulates the parts of a key, each length-prefixed so that ("ab","c") != ("a","bc").
+class KeyHasher {
+public:
+  KeyHasher() { XXH3_128bits_reset(state_); }
+  ~KeyHasher() { XXH3_freeState(state_); }
+  KeyHasher(const KeyHasher&) = delete;
+  KeyHasher& operator=(const KeyHasher&) = delete;
+
+  void add(std::string_view part) {
+    const uint64_t size = part.size();
+    XXH3_128bits_update(state_, &size, sizeof size);
+    XXH3_128bits_update(state_, part.data(), part.size());
+  }
+  void add(uint64_t value) { XXH3_128bits_update(state_, &value, sizeof value); }
+  std::string hex() const {
+    const XXH128_hash_t hash = XXH3_128bits_digest(state_);
+    return fmt::format("{:016x}{:016x}", hash.high64, hash.low64);
+  }
+
+private:
+  XXH3_state_t* state_ = XXH3_createState();
+};
+
+json rangeToJson(const ir::SourceRange& r) {
+  return json::array({r.startByte, r.endByte, r.startLine, r.startColumn, r.endLine, r.endColumn});
+}
+
+ir::SourceRange rangeFromJson(const json& j) {
+  return {j.at(0).get<uint32_t>(), j.at(1).get<uint32_t>(), j.at(2).get<uint32_t>(),
+          j.at(3).get<uint32_t>(), j.at(4).get<uint32_t>(), j.at(5).get<uint32_t>()};
+}
+
+json diagnosticToJson(const Diagnostic& d) {
+  json related = json::array();
+  for (const RelatedLocation& r : d.related) {
+    related.push_back({{"path", r.path}, {"range", rangeToJson(r.range)}, {"message", r.message}});
+  }
+  json witness = json::array();
+  for (const WitnessStep& step : d.witness) {
+    witness.push_back({{"kind", static_cast<int>(step.kind)},
+                       {"range", rangeToJson(step.range)},
+                       {"detail", step.detail}});
+  }
+  json out = {{"code", d.code},         {"message", d.message},
+              {"help", d.help},         {"severity", static_cast<int>(d.severity)},
+              {"range", rangeToJson(d.range)}, {"related", std::move(related)},
+              {"witness", std::move(witness)}};
+  if (d.fix) {
+    json edits = json::array();
+    for (const Edit& edit : d.fix->edits) {
+      edits.push_back(json::array({edit.startByte, edit.endByte, edit.replacement}));
+    }
+    out["fix"] = {{"message", d.fix->message},
+                  {"applicability", static_cast<int>(d.fix->applicability)},
+                  {"edits", std::move(edits)}};
+  }
+  return out;
+}
+
+Diagnostic diagnosticFromJson(const json& j) {
+  Diagnostic d;
+  d.code = j.at("code").get<std::string>();
+  d.message = j.at("message").get<std::string>();
+  d.help = j.at("help").get<std::string>();
+  d.severity = static_cast<Severity>(j.at("severity").get<int>());
+  d.range = rangeFromJson(j.at("range"));
+  for (const json& r : j.at("related")) {
+    d.related.push_back({r.at("path").get<std::string>(), rangeFromJson(r.at("range")),
+                         r.at("message").get<std::string>()});
+  }
+  for (const json& step : j.at("witness")) {
+    d.witness.push_back({static_cast<ir::EventKind>(step.at("kind").get<int>()),
+                         rangeFromJson(step.at("range")), step.at("detail").get<std::string>()});
+  }
+  if (const auto fix = j.find("fix"); fix != j.end()) {
+    Fix& out = d.fix.emplace();
+    out.message = fix->at("message").get<std::string>();
+    out.applicability = static_cast<Applicability>(fix->at("applicability").get<int>());
+    for (const json& edit : fix->at("edits")) {
+      out.edits.push_back({edit.at(0).get<uint32_t>(), edit.at(1).get<uint32_t>(),
+                           edit.at(2).get<std::string>()});
+    }
+  }
+  return d;
+}
+
+json resultToJson(const CheckResult& result, const std::string& contentsKey) {
+  json files = json::array();
+  for (const FileReport& file : result.files) {
+    json diagnostics = json::array();
+    for (const Diagnostic& d : file.diagnostics) diagnostics.push_back(diagnosticToJson(d));
+    files.push_back({{"path", file.source->path()},
+                     {"diagnostics", std::move(diagnostics)},
+                     {"scopes", file.scopes}});
+  }
+  return {{"format", kEntryFormat},        {"contents", contentsKey},
+          {"files", std::move(files)},     {"warnings", result.warnings},
+          {"filesRead", result.filesRead}, {"filesAnalysed", result.filesAnalysed}};
+}
+
+// The stored result, when `entry` is a complete entry for exactly these contents.
+std::optional<CheckResult> resultFromJson(const json& entry, const std::string& contentsKey,
+                                          const std::vector<FileInput>& inputs) {
+  if (!entry.is_object() || entry.value("format", 0) != kEntryFormat ||
+      entry.value("contents", "") != contentsKey) {
+    return std::nullopt;
+  }
+  std::unordered_map<std::string_view, const FileInput*> byPath;
+  for (const FileInput& input : inputs) byPath.emplace(input.ref.path, &input);
+  CheckResult result;
+  for (const json& file : entry.at("files")) {
+    const std::string path = file.at("path").get<std::string>();
+    const auto input = byPath.find(path);
+    if (input == byPath.end()) return std::nullopt;
+    FileReport report;
+    report.source = std::make_shared<SourceText>(path, *input->second->contents);
+    for (const json& d : file.at("diagnostics")) {
+      report.diagnostics.push_back(diagnosticFromJson(d));
+    }
+    report.scopes = file.at("scopes").get<std::vector<std::string>>();
+    if (report.scopes.size() != report.diagnostics.size()) return std::nullopt;
+    result.files.push_back(std::move(report));
+  }
+  result.warnings = entry.at("warnings").get<std::vector<std::string>>();
+  result.filesRead = entry.at("filesRead").get<size_t>();
+  result.filesAnalysed = entry.at("filesAnalysed").get<size_t>();
+  return result;
+}
+
+// The entry's name: everything about the run except the files' contents.
+std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& options) {
+  KeyHasher key;
+  key.add(GRADLINT_VERSION);
+  // A rebuilt binary keeps its version number but may analyse differently: its size and
+  // modification time join the key, so a developer's rebuild never reads a stale result.
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    key.add(static_cast<uint64_t>(std::filesystem::file_size(self, ec)));
+    key.add(static_cast<uint64_t>(
+        std::filesystem::last_write_time(self, ec).time_since_epoch().count()));
+  }
+  key.add(static_cast<uint64_t>(kEntryFormat));
+  key.add(static_cast<uint64_t>(options.prefilter));
+  for (const auto* list : {&options.select, &options.ignore}) {
+    key.add(static_cast<uint64_t>(list->size()));
+    for (const std::string& code : *list) key.add(code);
+  }
+  key.add(static_cast<uint64_t>(inputs.size()));
+  for (const FileInput& input : inputs) {
+    key.add(input.ref.path);
+    key.add(input.ref.moduleName);
+    key.add(static_cast<uint64_t>(input.ref.isPackageInit) << 1 |
+            static_cast<uint64_t>(input.ref.inPackage));
+    key.add(static_cast<uint64_t>(input.enabledRules.has_value()));
+    if (input.enabledRules) {
+      key.add(static_cast<uint64_t>(input.enabledRules->size()));
+      for (const std::string& code : *input.enabledRules) key.add(code);
+    }
+  }
+  return key.hex();
+}
+
+bool readWhole(const std::filesystem::path& path, std::string& out) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) return false;
+  std::ostringstream buffer;
+  buffer << stream.rdbuf();
+  if (stream.bad()) return false;
+  out = std::move(buffer).str();
+  return true;
+}
+
+// A folder only gradlint writes to: git and backup tools leave it alone.
+bool prepareCacheDir(const std::filesystem::path& dir, std::string& error) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    error = ec.message();
+    return false;
+  }
+  const std::filesystem::path ignore = dir / ".gitignore";
+  if (!std::filesystem::exists(ignore, ec)) {
+    std::ofstream(ignore) << "# Created by gradlint.\n*\n";
+    std::ofstream(dir / "CACHEDIR.TAG")
+        << "Signature: 8a477f597d28d172789f06886806bc55\n# Created by gradlint.\n";
+  }
+  return true;
+}
+
+// Writes to a name no other process uses, then renames over the entry: readers see the old
+// entry or the new one, whole.
+bool writeEntry(const std::filesystem::path& dir, const std::string& name, const std::string& text,
+                std::string& error) {
+  if (!prepareCacheDir(dir, error)) return false;
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path temp =
+      dir / fmt::format(".{}.{}.{}.{}.tmp", name, ::getpid(),
+                        std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) ||
+        !out.flush()) {
+      error = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, dir / name, ec);
+  if (ec) {
+    error = ec.message();
+    std::filesystem::remove(temp, ec);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
+                              const std::filesystem::path& cacheDir) {
+  for (const FileInput& input : inputs) {
+    if (isCppPath(input.ref.path)) return runCheck(inputs, options);
+  }
+  // Read every file here (runCheck then uses these bytes) and hash its contents.
+  std::vector<uint64_t> contentHashes(inputs.size());
+  std::atomic<bool> unreadable{false};
+  parallelFor(inputs.size(), options.threads, [&](size_t i) {
+    FileInput& input = inputs[i];
+    if (!input.contents) {
+      std::string bytes;
+      deleteBeforeReadHook(input.ref.path);
+      if (!readWhole(input.ref.path, bytes)) {
+        unreadable = true; // runCheck reports it
+        return;
+      }
+      input.contents = std::move(bytes);
+    }
+    contentHashes[i] = XXH3_64bits(input.contents->data(), input.contents->size());
+  });
+  if (unreadable) return runCheck(inputs, options);
+
+  const std::string name = "run-" + runKey(inputs, options) + ".json";
+  KeyHasher contents;
+  for (uint64_t hash : contentHashes) contents.add(hash);
+  const std::string contentsKey = contents.hex();
+
+  std::string stored;
+  if (readWhole(cacheDir / name, stored)) {
+    try {
+      const json entry = json::parse(stored);
+      if (std::optional<CheckResult> hit = resultFromJson(entry, contentsKey, inputs)) {
+        return std::move(*hit);
+      }
+    } catch (const json::exception&) {
+      // A truncated or corrupted entry is a miss; the run below replaces it.
+    }
+  }
+
+  CheckResult result = runCheck(inputs, options);
+  if (!result.errors.empty()) return result; // an I/O error is not a result to repeat
+  std::string text;
+  try {
+    text = resultToJson(result, contentsKey).dump();
+  } catch (const json::exception&) {
+    return result; // text that is not UTF-8 in a message: not stored, still correct
+  }
+  std::string error;
+  if (!writeEntry(cacheDir, name, text, error)) {
+    result.warnings.push_back(fmt::format("cannot write the cache in {}: {} (continuing without "
+                                          "it; --no-cache turns it off)",
+                                          cacheDir.string(), error));
+  }
+  return result;
+}
+
+} // namespace gradlint

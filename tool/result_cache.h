@@ -1,0 +1,27 @@
+// The result cache (.gradlint_cache/): a re-run over unchanged files with unchanged settings
+// reads the stored result instead of analysing again.
+//
+// Diagnostics of one file can depend on summaries of functions in every other file of the run
+// (and on which files are in the run at all), so an entry is keyed on what is provably enough:
+// the gradlint version, the run's settings, the list of files with each one's own rule
+// selection and package context (this names the entry), and the content hash of every file
+// (stored in the entry and compared). Any edit makes the whole run a miss; the entry for that
+// list of files is then replaced.
+#pragma once
+
+#include "tool/engine.h"
+
+#include <filesystem>
+#include <vector>
+
+namespace gradlint {
+
+// Runs runCheck, or returns the stored result of a run over the same files, contents and
+// settings from `cacheDir` (created when missing). Entries are written to a temporary file and
+// renamed, so concurrent runs never read a partial entry; an unreadable or corrupted entry is a
+// miss, and a cache that cannot be written adds one warning to the result. Runs with C++ files
+// are not cached (their results depend on headers and compile flags).
+CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
+                              const std::filesystem::path& cacheDir);
+
+} // namespace gradlint
