@@ -10,7 +10,9 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 # .cpp: the C++ checker's suites (test/cpp, test/rules/GL106), which mark themselves
 # unsupported in a build without C++ support (GRADLINT_WITH_CPP=OFF).
 config.suffixes = [".py", ".pyi", ".test", ".cpp"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit", "lit-support", "bench"]
+# fuzz: libFuzzer targets and their seeds (test/fuzz/run.sh), not lit tests.
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "unit", "lit-support", "bench",
+                   "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gradlint_obj_root, "test")
 
@@ -18,6 +20,16 @@ config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "")])
 # Output must not depend on the developer's locale or terminal.
 config.environment["LC_ALL"] = "C.UTF-8"
+# Every test sees a fresh analysis: the result cache has its own suite (test/cache), which
+# turns it back on.
+config.environment["GRADLINT_NO_CACHE"] = "1"
+# Sanitized builds (the `asan` preset): a report must end gradlint with a signal, which every
+# test fails (expect_exit.py, `not`), never with ASan's default exit status 1, which reads as
+# "findings". Settings from the caller's environment win.
+config.environment["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS",
+                                                    "abort_on_error=1:detect_leaks=1")
+config.environment["UBSAN_OPTIONS"] = os.environ.get(
+    "UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1")
 
 config.substitutions.append(("%gradlint", config.gradlint_bin))
 config.substitutions.append(("%python", config.python_exe))

@@ -16,6 +16,26 @@
 namespace gradlint::python {
 namespace {
 
+// tree-sitter 0.20.7 frees a subtree twice while recovering from more than 65,535 unclosed
+// brackets (found by test/robustness/deep_nesting_100k.test); CPython itself refuses more than
+// 200 nested ones. A file with more than this many brackets open at once is not parsed.
+constexpr uint32_t kMaxBracketDepth = 60'000;
+
+// The offset of the first bracket that opens more than kMaxBracketDepth at once, if any.
+// Brackets in strings and comments count too: only absurd files come near the limit.
+std::optional<uint32_t> tooDeepBracket(std::string_view text) {
+  uint32_t depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxBracketDepth) return static_cast<uint32_t>(i);
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 class Parser {
 public:
   Parser() : parser_(ts_parser_new()) { ts_parser_set_language(parser_, pythonLanguage()); }
@@ -199,6 +219,16 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
     diagnostic.message = "invalid syntax: source code cannot contain null bytes";
     diagnostic.help = "this looks like a binary file; remove it or exclude it from the check";
     diagnostic.range = source.range(static_cast<uint32_t>(nul), static_cast<uint32_t>(nul) + 1);
+    result.frontendDiagnostics.push_back(std::move(diagnostic));
+    return result;
+  }
+  if (const std::optional<uint32_t> bracket = tooDeepBracket(bytes)) {
+    Diagnostic diagnostic;
+    diagnostic.code = "GL000";
+    diagnostic.message = fmt::format(
+        "invalid syntax: too many nested brackets (more than {} open at once)", kMaxBracketDepth);
+    diagnostic.help = "CPython allows 200; gradlint does not analyse this file";
+    diagnostic.range = source.range(*bracket, *bracket + 1);
     result.frontendDiagnostics.push_back(std::move(diagnostic));
     return result;
   }

@@ -23,6 +23,21 @@ SourceText::SourceText(std::string path, std::string bytes)
       lineStarts_.push_back(static_cast<uint32_t>(i + 1));
     }
   }
+  // Code points before each block of kColumnBlock bytes: a column is then a difference of two
+  // prefix counts, each finished within one block, whatever the order of the lookups.
+  codePointsBeforeBlock_.reserve(size / kColumnBlock + 1);
+  uint32_t count = 0;
+  for (size_t block = 0; block <= size; block += kColumnBlock) {
+    codePointsBeforeBlock_.push_back(count);
+    count += countCodePoints(std::string_view(bytes_).substr(block, kColumnBlock));
+  }
+}
+
+uint32_t SourceText::codePointsBefore(uint32_t byte) const {
+  const uint32_t block = byte / kColumnBlock;
+  const uint32_t blockStart = block * kColumnBlock;
+  return codePointsBeforeBlock_[block] +
+         countCodePoints(std::string_view(bytes_).substr(blockStart, byte - blockStart));
 }
 
 uint32_t SourceText::lineOf(uint32_t byte) const {
@@ -42,17 +57,7 @@ std::string_view SourceText::lineText(uint32_t line) const {
 uint32_t SourceText::columnOf(uint32_t line, uint32_t byte) const {
   const uint32_t start = line < lineStarts_.size() ? lineStarts_[line] : 0;
   byte = std::min<uint32_t>(std::max(byte, start), static_cast<uint32_t>(bytes_.size()));
-  uint32_t from = start;
-  uint32_t column = 0;
-  if (cacheLine_ == line && cacheByte_ <= byte) {
-    from = cacheByte_;
-    column = cacheColumn_;
-  }
-  column += countCodePoints(std::string_view(bytes_).substr(from, byte - from));
-  cacheLine_ = line;
-  cacheByte_ = byte;
-  cacheColumn_ = column;
-  return column;
+  return codePointsBefore(byte) - codePointsBefore(start);
 }
 
 ir::SourceRange SourceText::range(uint32_t startByte, uint32_t endByte) const {

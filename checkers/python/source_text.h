@@ -23,7 +23,8 @@ public:
   uint32_t lineStart(uint32_t line) const { return lineStarts_[line]; }
   // The line's text without its terminator.
   std::string_view lineText(uint32_t line) const;
-  // 0-based column in code points. Calls with increasing offsets on one line are amortised.
+  // 0-based column in code points, in time bounded by a constant (long single-line files must
+  // not make column lookups quadratic).
   uint32_t columnOf(uint32_t line, uint32_t byte) const;
   // A range from byte offsets.
   ir::SourceRange range(uint32_t startByte, uint32_t endByte) const;
@@ -33,10 +34,10 @@ private:
   std::string bytes_;
   uint32_t contentStart_ = 0;
   std::vector<uint32_t> lineStarts_;
-  // Column cache: long single-line files must not make column lookups quadratic.
-  mutable uint32_t cacheLine_ = UINT32_MAX;
-  mutable uint32_t cacheByte_ = 0;
-  mutable uint32_t cacheColumn_ = 0;
+  static constexpr uint32_t kColumnBlock = 256;
+  std::vector<uint32_t> codePointsBeforeBlock_; // code points before byte block * kColumnBlock
+
+  uint32_t codePointsBefore(uint32_t byte) const;
 };
 
 // Counts code points in UTF-8 text; invalid bytes count one each.

@@ -35,5 +35,23 @@ TEST(SourceText, ManyLookupsOnOneLongLineStayLinear) {
   EXPECT_EQ(last, (line.size() - 1) / 7 * 7);
 }
 
+// Nested constructs on one line ask for columns out of order (outer start, inner start, inner
+// end, outer end): every answer must match a plain count, across the index's block boundaries
+// and multi-byte characters that straddle them.
+TEST(SourceText, ColumnsAreRightInAnyLookupOrder) {
+  std::string bytes = "\xEF\xBB\xBFx\n";
+  const char* const pieces[] = {"\xE4\xBD\xA0", "(", "\xF0\x9F\x98\x80"}; // 你 ( 😀
+  for (int i = 0; i < 3000; ++i) bytes += pieces[i % 3];
+  bytes += "\r\n\xFF tail";
+  const SourceText text("t.py", bytes);
+  for (uint32_t byte = static_cast<uint32_t>(bytes.size()); byte-- > text.contentStart();) {
+    const uint32_t line = text.lineOf(byte);
+    const uint32_t start = text.lineStart(line);
+    EXPECT_EQ(text.columnOf(line, byte),
+              countCodePoints(std::string_view(bytes).substr(start, byte - start)))
+        << "byte " << byte;
+  }
+}
+
 } // namespace
 } // namespace gradlint

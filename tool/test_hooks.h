@@ -1,0 +1,13 @@
+// Fault injection for the reliability tests (docs/reliability.md), through environment variables
+// that no user sets. Each hook does nothing unless its variable is set.
+#pragma once
+
+#include <string>
+
+namespace gradlint {
+
+// GRADLINT_TEST_DELETE_BEFORE_READ=NAME: deletes a file named NAME just before gradlint reads
+// it, as another process could between discovery and reading.
+void deleteBeforeReadHook(const std::string& path);
+
+} // namespace gradlint
