@@ -1,0 +1,30 @@
+// Checking one open buffer with the same engine and settings as `gradlint check`: the nearest
+// pyproject.toml / gradlint.toml above the document's path, read afresh on every analysis so an
+// edited configuration applies at once.
+#pragma once
+
+#include "checkers/ir/diagnostic.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gradlint::lsp {
+
+struct BufferAnalysis {
+  std::vector<Diagnostic> diagnostics; // sorted by position, suppressions applied
+  std::vector<std::string> problems;   // configuration or engine errors, for a log message
+};
+
+// `path` is where the buffer lives (for its settings, module name and related locations);
+// `text` its current contents. Returns nothing for a file gradlint does not check.
+BufferAnalysis analyseBuffer(const std::string& path, const std::string& text);
+
+// The text after applying every safe fix (several rounds, as `check --fix`), or nullopt when
+// no fix applies.
+std::optional<std::string> fixAllSafe(const std::string& path, const std::string& text);
+
+// True when the server checks files of this path's kind (Python: .py, .pyi).
+bool isCheckedPath(const std::string& path);
+
+} // namespace gradlint::lsp

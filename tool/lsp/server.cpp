@@ -1,0 +1,561 @@
+#include "tool/lsp/server.h"
+
+#include "tool/config.h"
+#include "tool/lsp/analysis.h"
+#include "tool/lsp/code_actions.h"
+#include "tool/lsp/documents.h"
+#include "tool/lsp/hover.h"
+#include "tool/lsp/lsp_diagnostics.h"
+#include "tool/lsp/uri.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+
+#ifndef GRADLINT_VERSION
+#define GRADLINT_VERSION "0.0.0"
+#endif
+
+namespace gradlint::lsp {
+namespace {
+
+using nlohmann::json;
+
+// JSON-RPC and LSP error codes.
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
+constexpr int kInternalError = -32603;
+constexpr int kServerNotInitialized = -32002;
+
+// LSP MessageType.
+constexpr int kLogError = 1;
+constexpr int kLogWarning = 2;
+
+// Deeper JSON than this is refused before parsing: no LSP message nests more than a dozen
+// levels, and the JSON library's copy and dump recurse.
+constexpr size_t kMaxJsonDepth = 128;
+
+struct RequestError : std::runtime_error {
+  RequestError(int errorCode, const std::string& message)
+      : std::runtime_error(message), code(errorCode) {}
+  int code;
+};
+
+// True when the JSON text nests arrays and objects deeper than `limit` (strings skipped).
+bool nestsDeeperThan(std::string_view text, size_t limit) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        inString = false;
+      }
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
+const json& member(const json& object, const char* key) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  const auto found = object.find(key);
+  return found == object.end() ? kNull : *found;
+}
+
+// A required string member; InvalidParams when missing.
+std::string stringMember(const json& object, const char* key) {
+  const json& value = member(object, key);
+  if (!value.is_string()) {
+    throw RequestError(kInvalidParams, fmt::format("`{}` must be a string", key));
+  }
+  return value.get<std::string>();
+}
+
+uint32_t unsignedMember(const json& object, const char* key) {
+  const json& value = member(object, key);
+  if (!value.is_number_integer() && !value.is_number_unsigned()) {
+    throw RequestError(kInvalidParams, fmt::format("`{}` must be an integer", key));
+  }
+  const auto number = value.get<int64_t>();
+  return static_cast<uint32_t>(std::clamp<int64_t>(number, 0, UINT32_MAX));
+}
+
+Position positionFrom(const json& value) {
+  return Position{unsignedMember(value, "line"), unsignedMember(value, "character")};
+}
+
+Range rangeFrom(const json& value) {
+  return Range{positionFrom(member(value, "start")), positionFrom(member(value, "end"))};
+}
+
+bool isConfigFile(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  return std::find(std::begin(kConfigFileNames), std::end(kConfigFileNames), name) !=
+         std::end(kConfigFileNames);
+}
+
+struct OpenDocument {
+  explicit OpenDocument(TextDocument text) : document(std::move(text)) {}
+  TextDocument document;
+  // The last analysis, valid while its version is the document's.
+  std::optional<int64_t> analysedVersion;
+  std::shared_ptr<const BufferAnalysis> analysis;
+  std::vector<std::string> loggedProblems; // not logged again while they repeat
+};
+
+class LanguageServer {
+public:
+  LanguageServer(std::ostream& out, const ServerOptions& options)
+      : writer_(out), options_(options),
+        scheduler_(options.debounce,
+                   [this](const std::string& uri) { analyseInBackground(uri); }) {}
+
+  int serve(std::istream& in);
+
+private:
+  // --- messages ---------------------------------------------------------------------------
+  void handle(const std::string& body);
+  void dispatch(const json& message);
+  json request(const std::string& method, const json& params);
+  void notification(const std::string& method, const json& params);
+  void respond(const json& id, json result) {
+    writer_.write({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
+  }
+  void respondError(const json& id, int code, const std::string& message) {
+    writer_.write({{"jsonrpc", "2.0"},
+                   {"id", id},
+                   {"error", {{"code", code}, {"message", message}}}});
+  }
+  void notify(const std::string& method, json params) {
+    writer_.write({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+  }
+  void log(int type, const std::string& message) {
+    notify("window/logMessage", {{"type", type}, {"message", "gradlint: " + message}});
+  }
+
+  // --- requests and notifications ---------------------------------------------------------
+  json initialize(const json& params);
+  void didOpen(const json& params);
+  void didChange(const json& params);
+  void didClose(const json& params);
+  void settingsChanged();
+  json pullDiagnostics(const json& params);
+  json codeAction(const json& params);
+  json hover(const json& params);
+
+  // --- analysis ---------------------------------------------------------------------------
+  struct Snapshot {
+    TextDocument document;
+    std::shared_ptr<const BufferAnalysis> analysis;
+  };
+  // The current text of an open document and its analysis (run now when out of date).
+  Snapshot analysed(const std::string& uri);
+  void analyseInBackground(const std::string& uri);
+  std::shared_ptr<const BufferAnalysis> runAnalysis(const TextDocument& document);
+  // Caller holds mutex_.
+  void publishLocked(const OpenDocument& open);
+  void logProblemsLocked(OpenDocument& open);
+  void documentChanged(const std::string& uri);
+
+  MessageWriter writer_;
+  const ServerOptions options_;
+  bool initialized_ = false;
+  bool shutdown_ = false;
+  bool exitRequested_ = false;
+  bool pullMode_ = false;        // the client pulls diagnostics: none are pushed
+  bool refreshSupport_ = false;  // workspace/diagnostic/refresh after a settings change
+  bool watchSupport_ = false;    // the client watches files for us when asked
+  int64_t settingsGeneration_ = 0;
+
+  std::mutex mutex_; // documents_ and settingsGeneration_ between the reader and the worker
+  std::map<std::string, OpenDocument> documents_;
+  std::mutex analysisMutex_; // one engine run at a time
+  // Last: destroyed (and its worker joined) before the state its job uses.
+  AnalysisScheduler scheduler_;
+};
+
+int LanguageServer::serve(std::istream& in) {
+  MessageReader reader(in, options_.maxMessageBytes);
+  int exitCode = 1;
+  while (true) {
+    ReadResult read = reader.next();
+    if (read.status == ReadStatus::Message) {
+      handle(read.body);
+      if (exitRequested_) {
+        exitCode = shutdown_ ? 0 : 1;
+        break;
+      }
+      continue;
+    }
+    if (read.status == ReadStatus::EndOfInput) {
+      exitCode = shutdown_ ? 0 : 1;
+      break;
+    }
+    log(kLogError, read.error);
+    if (read.status == ReadStatus::Truncated) break;
+  }
+  scheduler_.stop();
+  return exitCode;
+}
+
+void LanguageServer::handle(const std::string& body) {
+  if (nestsDeeperThan(body, kMaxJsonDepth)) {
+    respondError(nullptr, kInvalidRequest,
+                 fmt::format("the message nests deeper than {} levels", kMaxJsonDepth));
+    return;
+  }
+  const json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (message.is_discarded()) {
+    respondError(nullptr, kParseError, "the message is not valid JSON");
+    return;
+  }
+  dispatch(message);
+}
+
+void LanguageServer::dispatch(const json& message) {
+  const json& method = member(message, "method");
+  const json& id = member(message, "id");
+  const bool hasId = message.is_object() && message.contains("id");
+  if (!message.is_object() || (!method.is_string() && !hasId)) {
+    respondError(nullptr, kInvalidRequest, "expected a JSON-RPC request or notification object");
+    return;
+  }
+  if (!method.is_string()) return; // a response to one of our requests: nothing to do
+  if (hasId && !id.is_string() && !id.is_number_integer() && !id.is_number_unsigned()) {
+    respondError(nullptr, kInvalidRequest, "a request id must be an integer or a string");
+    return;
+  }
+  const std::string name = method.get<std::string>();
+  const json& params = member(message, "params");
+  if (!hasId) {
+    try {
+      notification(name, params);
+    } catch (const std::exception& error) {
+      log(kLogError, fmt::format("{}: {}", name, error.what()));
+    }
+    return;
+  }
+  try {
+    respond(id, request(name, params));
+  } catch (const RequestError& error) {
+    respondError(id, error.code, error.what());
+  } catch (const json::exception& error) {
+    respondError(id, kInvalidParams, error.what());
+  } catch (const std::exception& error) {
+    respondError(id, kInternalError, error.what());
+  }
+}
+
+json LanguageServer::request(const std::string& method, const json& params) {
+  if (method == "initialize") {
+    if (initialized_) throw RequestError(kInvalidRequest, "initialize was already called");
+    return initialize(params);
+  }
+  if (!initialized_) throw RequestError(kServerNotInitialized, "initialize must come first");
+  if (shutdown_) throw RequestError(kInvalidRequest, "the server is shutting down");
+  if (method == "shutdown") {
+    shutdown_ = true;
+    scheduler_.stop();
+    return nullptr;
+  }
+  if (method == "textDocument/diagnostic") return pullDiagnostics(params);
+  if (method == "textDocument/codeAction") return codeAction(params);
+  if (method == "textDocument/hover") return hover(params);
+  throw RequestError(kMethodNotFound, fmt::format("unknown method `{}`", method));
+}
+
+void LanguageServer::notification(const std::string& method, const json& params) {
+  if (method == "exit") {
+    exitRequested_ = true;
+    return;
+  }
+  if (!initialized_ || shutdown_) return; // LSP: drop notifications before initialize
+  if (method == "initialized") {
+    if (!watchSupport_) return;
+    // Ask the client to tell us when a configuration file changes (ids of our requests are
+    // strings, so they cannot collide with the client's).
+    json watchers = json::array();
+    for (std::string_view name : kConfigFileNames) {
+      watchers.push_back({{"globPattern", fmt::format("**/{}", name)}});
+    }
+    json registration = {{"id", "gradlint-config-files"},
+                         {"method", "workspace/didChangeWatchedFiles"},
+                         {"registerOptions", {{"watchers", std::move(watchers)}}}};
+    json registrations = json::array();
+    registrations.push_back(std::move(registration));
+    writer_.write({{"jsonrpc", "2.0"},
+                   {"id", "gradlint/watch-config"},
+                   {"method", "client/registerCapability"},
+                   {"params", {{"registrations", std::move(registrations)}}}});
+  } else if (method == "textDocument/didOpen") {
+    didOpen(params);
+  } else if (method == "textDocument/didChange") {
+    didChange(params);
+  } else if (method == "textDocument/didSave") {
+    const std::string uri = stringMember(member(params, "textDocument"), "uri");
+    if (isConfigFile(pathFromUri(uri))) {
+      settingsChanged();
+    } else {
+      documentChanged(uri);
+    }
+  } else if (method == "textDocument/didClose") {
+    didClose(params);
+  } else if (method == "workspace/didChangeWatchedFiles") {
+    settingsChanged();
+  }
+  // Anything else ($/cancelRequest, $/setTrace, didChangeConfiguration, ...) is ignored.
+}
+
+json LanguageServer::initialize(const json& params) {
+  const json& capabilities = member(params, "capabilities");
+  const json& textDocument = member(capabilities, "textDocument");
+  const json& workspace = member(capabilities, "workspace");
+  pullMode_ = member(textDocument, "diagnostic").is_object();
+  refreshSupport_ = member(member(workspace, "diagnostics"), "refreshSupport") == true;
+  watchSupport_ =
+      member(member(workspace, "didChangeWatchedFiles"), "dynamicRegistration") == true;
+  initialized_ = true;
+
+  json serverCapabilities = {
+      {"positionEncoding", "utf-16"},
+      {"textDocumentSync",
+       {{"openClose", true}, {"change", 2 /* incremental */}, {"save", {{"includeText", false}}}}},
+      {"codeActionProvider",
+       {{"codeActionKinds", {"quickfix", std::string(kFixAllKind)}}, {"resolveProvider", false}}},
+      {"hoverProvider", true},
+  };
+  if (pullMode_) {
+    serverCapabilities["diagnosticProvider"] = {
+        {"identifier", "gradlint"}, {"interFileDependencies", false},
+        {"workspaceDiagnostics", false}};
+  }
+  return {{"capabilities", std::move(serverCapabilities)},
+          {"serverInfo", {{"name", "gradlint"}, {"version", GRADLINT_VERSION}}}};
+}
+
+void LanguageServer::didOpen(const json& params) {
+  const json& item = member(params, "textDocument");
+  const std::string uri = stringMember(item, "uri");
+  const json& version = member(item, "version");
+  const json& language = member(item, "languageId");
+  std::string path = pathFromUri(uri);
+  // Unsaved buffers have no path: check them as a Python file in the working folder.
+  if (path.empty() && language == "python") path = "untitled.py";
+  TextDocument document(uri, path, version.is_number_integer() ? version.get<int64_t>() : 0,
+                        stringMember(item, "text"));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    documents_.insert_or_assign(uri, OpenDocument(std::move(document)));
+  }
+  documentChanged(uri);
+}
+
+void LanguageServer::didChange(const json& params) {
+  const json& item = member(params, "textDocument");
+  const std::string uri = stringMember(item, "uri");
+  const json& changes = member(params, "contentChanges");
+  if (!changes.is_array()) throw RequestError(kInvalidParams, "`contentChanges` must be an array");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = documents_.find(uri);
+    if (found == documents_.end()) {
+      throw RequestError(kInvalidParams, fmt::format("didChange for a closed document {}", uri));
+    }
+    TextDocument& document = found->second.document;
+    for (const json& change : changes) {
+      const json& range = member(change, "range");
+      std::optional<Range> replaced;
+      if (!range.is_null()) replaced = rangeFrom(range);
+      document.applyChange(replaced, stringMember(change, "text"));
+    }
+    const json& version = member(item, "version");
+    document.setVersion(version.is_number_integer() ? version.get<int64_t>()
+                                                    : document.version() + 1);
+    found->second.analysedVersion.reset();
+  }
+  documentChanged(uri);
+}
+
+void LanguageServer::didClose(const json& params) {
+  const std::string uri = stringMember(member(params, "textDocument"), "uri");
+  scheduler_.cancel(uri);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (documents_.erase(uri) == 0) return;
+  // Clear what was shown for it (under the lock: no older analysis can publish after this).
+  if (!pullMode_) {
+    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  }
+}
+
+void LanguageServer::documentChanged(const std::string& uri) {
+  if (!pullMode_) scheduler_.schedule(uri);
+}
+
+void LanguageServer::settingsChanged() {
+  std::vector<std::string> uris;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++settingsGeneration_;
+    for (auto& [uri, open] : documents_) {
+      open.analysedVersion.reset();
+      uris.push_back(uri);
+    }
+  }
+  if (pullMode_) {
+    if (refreshSupport_) {
+      writer_.write({{"jsonrpc", "2.0"},
+                     {"id", fmt::format("gradlint/refresh-{}", settingsGeneration_)},
+                     {"method", "workspace/diagnostic/refresh"}});
+    }
+    return;
+  }
+  for (const std::string& uri : uris) scheduler_.schedule(uri);
+}
+
+std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocument& document) {
+  std::lock_guard<std::mutex> lock(analysisMutex_);
+  return std::make_shared<const BufferAnalysis>(analyseBuffer(document.path(), document.text()));
+}
+
+LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {
+  std::optional<TextDocument> copy;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = documents_.find(uri);
+    if (found == documents_.end()) {
+      throw RequestError(kInvalidParams, fmt::format("the document is not open: {}", uri));
+    }
+    const OpenDocument& open = found->second;
+    if (open.analysedVersion == open.document.version()) {
+      return Snapshot{open.document, open.analysis};
+    }
+    copy = open.document;
+  }
+  std::shared_ptr<const BufferAnalysis> analysis = runAnalysis(*copy);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = documents_.find(uri);
+  if (found != documents_.end() && found->second.document.version() == copy->version()) {
+    found->second.analysedVersion = copy->version();
+    found->second.analysis = analysis;
+    logProblemsLocked(found->second);
+  }
+  return Snapshot{std::move(*copy), std::move(analysis)};
+}
+
+void LanguageServer::analyseInBackground(const std::string& uri) {
+  std::optional<TextDocument> copy;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = documents_.find(uri);
+    if (found == documents_.end()) return;
+    if (found->second.analysedVersion == found->second.document.version()) {
+      publishLocked(found->second);
+      return;
+    }
+    copy = found->second.document;
+  }
+  std::shared_ptr<const BufferAnalysis> analysis = runAnalysis(*copy);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = documents_.find(uri);
+  // Edited (or closed) meanwhile: this result is stale, and a newer run is already scheduled.
+  if (found == documents_.end() || found->second.document.version() != copy->version()) return;
+  found->second.analysedVersion = copy->version();
+  found->second.analysis = std::move(analysis);
+  logProblemsLocked(found->second);
+  publishLocked(found->second);
+}
+
+void LanguageServer::publishLocked(const OpenDocument& open) {
+  json diagnostics = json::array();
+  for (const Diagnostic& diagnostic : open.analysis->diagnostics) {
+    diagnostics.push_back(toLspDiagnostic(diagnostic, open.document));
+  }
+  notify("textDocument/publishDiagnostics", {{"uri", open.document.uri()},
+                                             {"version", open.document.version()},
+                                             {"diagnostics", std::move(diagnostics)}});
+}
+
+void LanguageServer::logProblemsLocked(OpenDocument& open) {
+  if (open.analysis->problems == open.loggedProblems) return;
+  open.loggedProblems = open.analysis->problems;
+  for (const std::string& problem : open.loggedProblems) log(kLogWarning, problem);
+}
+
+json LanguageServer::pullDiagnostics(const json& params) {
+  const std::string uri = stringMember(member(params, "textDocument"), "uri");
+  const Snapshot snapshot = analysed(uri);
+  int64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    generation = settingsGeneration_;
+  }
+  const std::string resultId = fmt::format("{}.{}", snapshot.document.version(), generation);
+  if (member(params, "previousResultId") == resultId) {
+    return {{"kind", "unchanged"}, {"resultId", resultId}};
+  }
+  json items = json::array();
+  for (const Diagnostic& diagnostic : snapshot.analysis->diagnostics) {
+    items.push_back(toLspDiagnostic(diagnostic, snapshot.document));
+  }
+  return {{"kind", "full"}, {"resultId", resultId}, {"items", std::move(items)}};
+}
+
+json LanguageServer::codeAction(const json& params) {
+  const std::string uri = stringMember(member(params, "textDocument"), "uri");
+  const Range range = rangeFrom(member(params, "range"));
+  std::vector<std::string> only;
+  const json& kinds = member(member(params, "context"), "only");
+  if (kinds.is_array()) {
+    for (const json& kind : kinds) {
+      if (kind.is_string()) only.push_back(kind.get<std::string>());
+    }
+  }
+  const Snapshot snapshot = analysed(uri);
+  std::lock_guard<std::mutex> lock(analysisMutex_); // source.fixAll runs the engine
+  return codeActions(snapshot.document, snapshot.analysis->diagnostics, range, only);
+}
+
+json LanguageServer::hover(const json& params) {
+  const std::string uri = stringMember(member(params, "textDocument"), "uri");
+  const Position position = positionFrom(member(params, "position"));
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = documents_.find(uri);
+  if (found == documents_.end()) {
+    throw RequestError(kInvalidParams, fmt::format("the document is not open: {}", uri));
+  }
+  return noqaHover(found->second.document, position);
+}
+
+} // namespace
+
+int runLanguageServer(std::istream& in, std::ostream& out, const ServerOptions& options) {
+  LanguageServer server(out, options);
+  return server.serve(in);
+}
+
+int runLanguageServerOnStdio(const ServerOptions& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  std::ios::sync_with_stdio(false);
+  return runLanguageServer(std::cin, std::cout, options);
+}
+
+} // namespace gradlint::lsp

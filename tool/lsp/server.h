@@ -1,0 +1,32 @@
+// `gradlint server`: a Language Server Protocol 3.17 server. Diagnostics are pushed
+// (textDocument/publishDiagnostics) after a debounce, or pulled (textDocument/diagnostic) when
+// the client supports that; code actions (noqa, quick fixes, source.fixAll.gradlint) and hover
+// on noqa codes. The whole server runs over any istream/ostream pair, so tests and fuzzers can
+// drive it in-process; the framing reader alone is in tool/lsp/jsonrpc.h.
+#pragma once
+
+#include "tool/lsp/analysis_scheduler.h"
+#include "tool/lsp/jsonrpc.h"
+
+#include <chrono>
+#include <istream>
+#include <ostream>
+
+namespace gradlint::lsp {
+
+struct ServerOptions {
+  // How long after an edit its document is analysed; 0 analyses at once (tests, fuzzing).
+  std::chrono::milliseconds debounce = kDefaultDebounce;
+  size_t maxMessageBytes = kDefaultMaxMessageBytes;
+};
+
+// Serves requests from `in`, writing responses and notifications to `out`, until an `exit`
+// notification or the end of input. Returns the exit code LSP asks for: 0 when `shutdown` came
+// first, 1 otherwise. Never throws for anything the input contains.
+int runLanguageServer(std::istream& in, std::ostream& out, const ServerOptions& options = {});
+
+// `gradlint server`: runLanguageServer over stdin/stdout (unsynchronised with C stdio, and with
+// SIGPIPE ignored so a client that goes away ends the server through EOF, not a signal).
+int runLanguageServerOnStdio(const ServerOptions& options);
+
+} // namespace gradlint::lsp
