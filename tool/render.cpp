@@ -1,6 +1,7 @@
 #include "tool/render.h"
 
 #include "rules/rule.h"
+#include "tool/display_width.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -42,7 +43,10 @@ DisplayLine displayLine(std::string_view line) {
       ++column;
     } else {
       display.text += static_cast<char>(c);
-      column += continuation ? 0 : 1;
+      // A character is a byte that does not continue one (as in SourceText); CJK and most
+      // emoji take two cells, so the carets stay under the code.
+      size_t length = 0;
+      if (!continuation) column += c < 0x80 ? 1 : characterCells(line, i, length);
     }
   }
   display.columnAt.push_back(column);
@@ -53,9 +57,21 @@ std::string location(const std::string& path, const ir::SourceRange& range) {
   return fmt::format("{}:{}:{}", path, range.startLine + 1, range.startColumn + 1);
 }
 
+// ` [runtime: cpu confirmed, cuda needs-cuda]` after the message, from `check --confirm`.
+std::string confirmationSuffix(const Diagnostic& d) {
+  if (d.confirmation.empty()) return {};
+  std::string text = " [runtime:";
+  for (size_t i = 0; i < d.confirmation.size(); ++i) {
+    text += fmt::format("{} {} {}", i == 0 ? "" : ",", d.confirmation[i].first,
+                        d.confirmation[i].second);
+  }
+  return text + "]";
+}
+
 void renderFull(const FileReport& file, const Diagnostic& d, std::ostream& out) {
   const SourceText& source = *file.source;
-  out << location(source.path(), d.range) << ": " << d.code << ' ' << d.message << '\n';
+  out << location(source.path(), d.range) << ": " << d.code << ' ' << d.message
+      << confirmationSuffix(d) << '\n';
   const std::string_view rawLine = source.lineText(d.range.startLine);
   // Very long lines (minified or generated code) are not echoed whole.
   if (rawLine.size() <= 400) {
@@ -125,19 +141,25 @@ ordered_json toJson(const FileReport& file, const Diagnostic& d) {
                        {"column", step.range.startColumn + 1},
                        {"detail", step.detail}});
   }
-  return ordered_json{{"cell", nullptr},
-                      {"code", d.code},
-                      {"end_location", position(d.range.endLine, d.range.endColumn)},
-                      {"filename", absolutePath(file.source->path())},
-                      {"fix", fixJson(*file.source, d.fix)},
-                      {"location", position(d.range.startLine, d.range.startColumn)},
-                      {"message", d.message},
-                      {"noqa_row", d.range.startLine + 1},
-                      {"url", ruleUrl(d.code)},
-                      {"severity", toString(d.severity)},
-                      {"help", d.help},
-                      {"related", related},
-                      {"witness", witness}};
+  ordered_json json{{"cell", nullptr},
+                    {"code", d.code},
+                    {"end_location", position(d.range.endLine, d.range.endColumn)},
+                    {"filename", absolutePath(file.source->path())},
+                    {"fix", fixJson(*file.source, d.fix)},
+                    {"location", position(d.range.startLine, d.range.startColumn)},
+                    {"message", d.message},
+                    {"noqa_row", d.range.startLine + 1},
+                    {"url", ruleUrl(d.code)},
+                    {"severity", toString(d.severity)},
+                    {"help", d.help},
+                    {"related", related},
+                    {"witness", witness}};
+  if (!d.confirmation.empty()) {
+    ordered_json confirmation = ordered_json::object();
+    for (const auto& [device, verdict] : d.confirmation) confirmation[device] = verdict;
+    json["confirmation"] = confirmation;
+  }
+  return json;
 }
 
 // GitHub workflow commands: data escapes %, CR and LF; property values also `:` and `,`.
@@ -175,7 +197,8 @@ void renderGithub(const CheckResult& result, std::ostream& out) {
           << ",line=" << d.range.startLine + 1 << ",col=" << d.range.startColumn + 1
           << ",endLine=" << d.range.endLine + 1 << ",endColumn=" << d.range.endColumn + 1
           << ",title=" << githubEscape(d.code, true) << "::"
-          << githubEscape(fmt::format("{}: {} {}", location(path, d.range), d.code, d.message),
+          << githubEscape(fmt::format("{}: {} {}{}", location(path, d.range), d.code, d.message,
+                                      confirmationSuffix(d)),
                           false)
           << '\n';
     }
@@ -258,8 +281,8 @@ void renderJunit(const CheckResult& result, std::ostream& out) {
                          xmlEscape(d.code), path, path, row, column);
       out << fmt::format(
           "      <failure message=\"{}\" type=\"{}\">line {}, col {}, {} {}</failure>\n",
-          xmlEscape(d.message), xmlEscape(d.code), row, column, xmlEscape(d.code),
-          xmlEscape(d.message));
+          xmlEscape(d.message + confirmationSuffix(d)), xmlEscape(d.code), row, column,
+          xmlEscape(d.code), xmlEscape(d.message + confirmationSuffix(d)));
       out << "    </testcase>\n";
     }
     out << "  </testsuite>\n";
@@ -337,7 +360,7 @@ void render(const CheckResult& result, OutputFormat format, std::ostream& out) {
       ++count;
       if (format == OutputFormat::Concise) {
         out << location(file.source->path(), d.range) << ": " << d.code << ' ' << d.message
-            << '\n';
+            << confirmationSuffix(d) << '\n';
       } else {
         renderFull(file, d, out);
       }

@@ -209,6 +209,12 @@ void renderSarif(const CheckResult& result, std::ostream& out) {
       const size_t occurrence = ++seen[hash];
       entry["partialFingerprints"] = {
           {"gradlintFingerprint/v1", fmt::format("{:016x}:{}", hash, occurrence)}};
+      // Runtime verdicts from `check --confirm`, per device.
+      if (!d.confirmation.empty()) {
+        ordered_json confirmation = ordered_json::object();
+        for (const auto& [device, verdict] : d.confirmation) confirmation[device] = verdict;
+        entry["properties"] = {{"confirmation", confirmation}};
+      }
       results.push_back(std::move(entry));
     }
   }

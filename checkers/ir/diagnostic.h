@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gradlint {
@@ -53,6 +54,9 @@ struct Diagnostic {
   std::vector<RelatedLocation> related;
   std::vector<WitnessStep> witness;
   std::optional<Fix> fix;
+  // Runtime verdicts from `gradlint check --confirm` (tool/probe): device -> "confirmed",
+  // "refuted", "needs-cuda", ... Empty unless confirmed.
+  std::vector<std::pair<std::string, std::string>> confirmation;
 };
 
 } // namespace gradlint

@@ -1,0 +1,1 @@
+# A stand-in for a third-party diffusion package (installed under site-packages in real life).
