@@ -17,7 +17,16 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           libgit2-dev llvm-19-tools libtomlplusplus-dev libxxhash-dev libdtl-dev pre-commit
           # The C++ checker (Clang 19 LibTooling), its clang-tidy plugin and the clang-tidy-19
           # that tests it, and LibTorch's headers for the end-to-end C++ test.
-          llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 clang-tidy-19 libtorch-dev)
+          llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 clang-tidy-19 libtorch-dev
+          # The runtime probe's tests: Python scripts under the tracer (/usr/bin/python3), and
+          # addr2line (binutils) to name C++ toggle sites.
+          python3-torch binutils
+          # Terminal width of wide characters (full output format).
+          libutf8proc-dev
+          # libFuzzer and the sanitizer runtimes for Clang (the `fuzz` preset, test/fuzz).
+          libclang-rt-19-dev
+          # A real LSP client for `gradlint server`'s end-to-end test (test/lsp/neovim.test).
+          neovim)
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 

@@ -6,7 +6,11 @@
 #include "tool/discover.h"
 #include "tool/engine.h"
 #include "tool/fixes.h"
+#include "tool/lsp/server.h"
+#include "tool/probe/confirm.h"
+#include "tool/probe/probe_command.h"
 #include "tool/render.h"
+#include "tool/result_cache.h"
 #ifdef GRADLINT_WITH_CPP
 #include "checkers/cpp/frontend.h"
 #endif
@@ -15,10 +19,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <string_view>
 
 #ifndef GRADLINT_VERSION
 #define GRADLINT_VERSION "0.0.0"
@@ -50,6 +57,10 @@ struct CheckArgs {
   bool statistics = false;
   bool noPrefilter = false;
   bool noRespectGitignore = false;
+  bool noCache = false;
+  bool confirm = false;              // --confirm: replay the findings in LibTorch (tool/probe)
+  std::string confirmDevices = "cpu";
+  std::string cacheDir; // default: .gradlint_cache next to --config, else in the working folder
   unsigned threads = 0;
   // C++ files: compile flags from -p (compile_commands.json) and/or after `--`, as clang-tidy.
   std::string buildPath;
@@ -131,6 +142,20 @@ int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInp
   }
   const bool findingsLeft = !run.remaining.files.empty();
   return finish(findingsLeft && !args.exitZero ? kExitFindings : kExitClean);
+}
+
+// --cache-dir, else GRADLINT_CACHE_DIR, else .gradlint_cache next to --config or in the working
+// folder.
+std::filesystem::path defaultCacheDir(const CheckArgs& args) {
+  if (!args.cacheDir.empty()) return args.cacheDir;
+  if (const char* fromEnvironment = std::getenv("GRADLINT_CACHE_DIR");
+      fromEnvironment != nullptr && *fromEnvironment != '\0') {
+    return fromEnvironment;
+  }
+  if (!args.configPath.empty()) {
+    return std::filesystem::path(args.configPath).parent_path() / ".gradlint_cache";
+  }
+  return ".gradlint_cache";
 }
 
 int runCheckCommand(const CheckArgs& args) {
@@ -224,8 +249,18 @@ int runCheckCommand(const CheckArgs& args) {
   if (args.fix || args.diff) {
     return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
   }
-  CheckResult result = runCheck(inputs, options);
+  // GRADLINT_NO_CACHE=1 is --no-cache for a whole environment (a test suite, a CI job).
+  const char* noCacheVariable = std::getenv("GRADLINT_NO_CACHE");
+  const bool noCache = args.noCache || (noCacheVariable != nullptr && *noCacheVariable != '\0' &&
+                                        std::string_view(noCacheVariable) != "0");
+  CheckResult result = noCache ? runCheck(inputs, options)
+                               : runCheckWithCache(std::move(inputs), options,
+                                                   defaultCacheDir(args));
   errors.insert(errors.end(), result.errors.begin(), result.errors.end());
+  std::string confirmError;
+  if (args.confirm && !probe::confirmFindings(result, args.confirmDevices, confirmError)) {
+    errors.push_back(confirmError);
+  }
   if (args.statistics) {
     renderStatistics(result, std::cout);
   } else {
@@ -361,6 +396,15 @@ int main(int argc, char** argv) {
   checkCommand->add_flag("--statistics", check.statistics, "Print counts per rule instead");
   checkCommand->add_flag("--no-respect-gitignore", check.noRespectGitignore,
                          "Check files that .gitignore excludes");
+  checkCommand->add_flag("--no-cache", check.noCache,
+                         "Analyse every file again, without reading or writing the cache");
+  checkCommand->add_option("--cache-dir", check.cacheDir,
+                           "Where results are cached (default: .gradlint_cache next to --config, "
+                           "else in the working folder)");
+  checkCommand->add_flag("--confirm", check.confirm,
+                         "Replay each finding with real LibTorch and show its verdict");
+  checkCommand->add_option("--confirm-devices", check.confirmDevices, "cpu, cuda or cpu,cuda")
+      ->capture_default_str();
   checkCommand->add_option("-j,--threads", check.threads, "Worker threads (default: all cores)");
   checkCommand->add_option("-p,--build-path", check.buildPath,
                            "C++: a folder with compile_commands.json (or below one), as for "
@@ -383,6 +427,20 @@ int main(int argc, char** argv) {
   cfgCommand->add_option("file", debugPath, "Python or C++ file (C++ flags after `--`)")
       ->required();
   debugCommand->require_subcommand(1);
+
+  lsp::ServerOptions serverOptions;
+  unsigned serverDebounceMs = static_cast<unsigned>(serverOptions.debounce.count());
+  CLI::App* serverCommand =
+      app.add_subcommand("server", "Language server (LSP 3.17 over stdio) for editors");
+  serverCommand->add_option("--debounce-ms", serverDebounceMs, "Delay before analysing an edit")
+      ->group("");
+  serverCommand->add_option("--max-message-bytes", serverOptions.maxMessageBytes,
+                            "Largest message accepted")
+      ->group("");
+  app.add_subcommand("probe", "Runtime probe: `probe run -- CMD...`, `probe replay F.json`");
+
+  // `probe run -- CMD...`: the words after `--` are a command, not compile flags.
+  if (argc > 1 && std::string_view(argv[1]) == "probe") return probe::runProbeCommand(argc, argv);
 
   // Everything after `--` is C++ compile flags, as for clang-tidy: `gradlint check f.cpp --
   // -std=c++17 -Iinclude`. CLI11 would take them for paths.
@@ -416,6 +474,10 @@ int main(int argc, char** argv) {
       return runRuleCommand(ruleCode, allRules, ruleFormat);
     }
     if (cfgCommand->parsed()) return runDebugCfg(debugPath, check.compileArgs);
+    if (serverCommand->parsed()) {
+      serverOptions.debounce = std::chrono::milliseconds(serverDebounceMs);
+      return lsp::runLanguageServerOnStdio(serverOptions);
+    }
   } catch (const std::exception& e) {
     std::cerr << "gradlint: internal error: " << e.what() << '\n';
     return kExitError;
