@@ -11,6 +11,7 @@
 # Safe to re-run: an up-to-date machine and build cost a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source tool/apt_packages.sh
 
 packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           libtree-sitter-dev libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev
@@ -30,17 +31,7 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "bootstrap: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing_packages bootstrap "${packages[@]}"
 
 build=${GRADLINT_BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-RelWithDebInfo} >/dev/null
