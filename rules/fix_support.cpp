@@ -9,31 +9,59 @@ namespace gradlint::rules {
 using python::Kind;
 using python::kindOf;
 
-FixSyntax::FixSyntax(const SourceText& source) : source_(source) {
-  const std::string& bytes = source.bytes();
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, python::pythonLanguage());
-  // Parse from past a byte order mark, keeping offsets relative to the whole file as the IR does.
-  const uint32_t start = source.contentStart();
-  const auto end = static_cast<uint32_t>(bytes.size());
-  if (start > 0) {
-    const uint32_t endLine = source.lineOf(end);
-    TSRange range{};
-    range.start_point = {0, start};
-    range.end_point = {endLine, end - source.lineStart(endLine)};
-    range.start_byte = start;
-    range.end_byte = end;
-    ts_parser_set_included_ranges(parser, &range, 1);
-  }
-  if (bytes.find('\0') == std::string::npos) {
-    tree_ = ts_parser_parse_string(parser, nullptr, bytes.data(), end);
-  }
-  ts_parser_delete(parser);
-  hasErrors_ = tree_ == nullptr || ts_node_has_error(ts_tree_root_node(tree_));
-}
+FixSyntax::FixSyntax(const SourceText& source)
+    : source_(source), chunks_(python::splitTopLevel(source.bytes(), source.contentStart())) {}
 
 FixSyntax::~FixSyntax() {
-  if (tree_ != nullptr) ts_tree_delete(tree_);
+  for (auto& [index, tree] : parsed_) {
+    if (tree != nullptr) ts_tree_delete(tree);
+  }
+}
+
+TSTree* FixSyntax::parse(uint32_t startByte, uint32_t endByte) const {
+  const std::string& bytes = source_.bytes();
+  if (bytes.find('\0') != std::string::npos) return nullptr;
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, python::pythonLanguage());
+  // Offsets stay relative to the whole file, as the IR's are.
+  const uint32_t startLine = source_.lineOf(startByte);
+  const uint32_t endLine = source_.lineOf(endByte);
+  TSRange range{};
+  range.start_point = {startLine, startByte - source_.lineStart(startLine)};
+  range.end_point = {endLine, endByte - source_.lineStart(endLine)};
+  range.start_byte = startByte;
+  range.end_byte = endByte;
+  ts_parser_set_included_ranges(parser, &range, 1);
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, bytes.data(),
+                                        static_cast<uint32_t>(bytes.size()));
+  ts_parser_delete(parser);
+  if (tree != nullptr && ts_node_has_error(ts_tree_root_node(tree))) {
+    ts_tree_delete(tree);
+    tree = nullptr;
+  }
+  return tree;
+}
+
+const TSTree* FixSyntax::treeFor(uint32_t startByte, uint32_t endByte) const {
+  // The chunk holding startByte: the last one that starts at or before it.
+  const auto after = std::upper_bound(
+      chunks_.begin(), chunks_.end(), startByte,
+      [](uint32_t byte, const python::SourceChunk& chunk) { return byte < chunk.start; });
+  size_t index = chunks_.size(); // the whole file
+  if (after != chunks_.begin()) {
+    const auto chunk = std::prev(after);
+    if (chunk->definition && endByte <= chunk->end) {
+      index = static_cast<size_t>(chunk - chunks_.begin());
+    }
+  }
+  const auto [entry, inserted] = parsed_.try_emplace(index);
+  if (inserted) {
+    entry->second =
+        index < chunks_.size()
+            ? parse(chunks_[index].start, chunks_[index].end)
+            : parse(source_.contentStart(), static_cast<uint32_t>(source_.bytes().size()));
+  }
+  return entry->second;
 }
 
 std::string_view FixSyntax::text(TSNode node) const { return python::text(node, source_.bytes()); }
@@ -48,9 +76,10 @@ uint32_t FixSyntax::endLine(TSNode node) const {
 }
 
 TSNode FixSyntax::nodeAt(const ir::SourceRange& range) const {
-  if (!usable()) return TSNode{};
+  const TSTree* tree = treeFor(range.startByte, range.endByte);
+  if (tree == nullptr) return TSNode{};
   TSNode node =
-      ts_node_descendant_for_byte_range(ts_tree_root_node(tree_), range.startByte, range.endByte);
+      ts_node_descendant_for_byte_range(ts_tree_root_node(tree), range.startByte, range.endByte);
   if (ts_node_is_null(node) || ts_node_start_byte(node) != range.startByte ||
       ts_node_end_byte(node) != range.endByte) {
     return TSNode{};
@@ -115,15 +144,17 @@ std::vector<TSNode> FixSyntax::followingStatements(TSNode statement) const {
 std::vector<Edit> FixSyntax::indentLines(uint32_t firstLine, uint32_t lastLine,
                                          std::string_view unit) const {
   std::vector<Edit> edits;
-  if (!usable() || firstLine > lastLine || lastLine >= source_.lineCount()) return edits;
+  if (firstLine > lastLine || lastLine >= source_.lineCount()) return edits;
   const uint32_t regionStart = source_.lineStart(firstLine);
   const uint32_t regionEnd = lastLine + 1 < source_.lineCount()
                                  ? source_.lineStart(lastLine + 1)
                                  : static_cast<uint32_t>(source_.bytes().size());
+  const TSTree* tree = treeFor(regionStart, regionEnd);
+  if (tree == nullptr) return edits;
   // Lines that begin inside a string literal spanning several lines, found by walking the
   // nodes that overlap the region (with a cursor: no recursion over the input).
   std::vector<bool> insideString(lastLine - firstLine + 1, false);
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree_));
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
   while (true) {
     const TSNode node = ts_tree_cursor_current_node(&cursor);
     const bool overlaps =

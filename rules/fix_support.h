@@ -1,13 +1,18 @@
 // The syntax a fix needs around a finding. Events carry byte ranges, but rewriting
 // `torch.no_grad()` into a `with` block needs the statement, its block and which lines may be
-// indented, so a rule with a fix candidate re-parses the file once through FixSyntax.
+// indented, so a rule with a fix candidate re-parses through FixSyntax: only the top-level
+// definition around the finding (the editor re-checks on every edit: a whole 5,000-line file
+// cost a quarter of the check), or the whole file for module-level code, whose statements may
+// run on past a definition.
 #pragma once
 
 #include "checkers/ir/diagnostic.h"
+#include "checkers/python/chunks.h"
 #include "checkers/python/source_text.h"
 
 #include <tree_sitter/api.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,9 +27,6 @@ public:
   FixSyntax(const FixSyntax&) = delete;
   FixSyntax& operator=(const FixSyntax&) = delete;
 
-  // False when the file did not parse cleanly: no fix is offered in a file with syntax errors,
-  // whose tree may not be what Python would read.
-  bool usable() const { return tree_ != nullptr && !hasErrors_; }
   const SourceText& source() const { return source_; }
   std::string_view text(TSNode node) const;
 
@@ -58,12 +60,19 @@ public:
   uint32_t endLine(TSNode node) const;
 
 private:
+  // The tree that covers [startByte, endByte): the parse of the top-level definition holding
+  // both, else of the whole file. Null when that parse has syntax errors: no fix is offered in
+  // code whose tree may not be what Python would read.
+  const TSTree* treeFor(uint32_t startByte, uint32_t endByte) const;
+  TSTree* parse(uint32_t startByte, uint32_t endByte) const;
   bool onlyIndentationBefore(uint32_t byte) const;
   bool onlyCommentAfter(uint32_t byte) const;
 
   const SourceText& source_;
-  TSTree* tree_ = nullptr;
-  bool hasErrors_ = false;
+  std::vector<python::SourceChunk> chunks_;
+  // Parsed on demand, by chunk index; the whole file under the index chunks_.size(). Null: not
+  // parseable (NUL bytes) or with syntax errors.
+  mutable std::map<size_t, TSTree*> parsed_;
 };
 
 // The dotted parts of a callee as spelled (`th`, `_C`, `_set_grad_enabled`), when it is a plain
