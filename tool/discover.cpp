@@ -220,7 +220,11 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
             const fs::file_status target = fs::status(path, entryError);
             if (entryError || !fs::is_regular_file(target)) continue;
           } else if (!fs::is_regular_file(entryStatus)) {
-            continue; // FIFOs, sockets and devices are never read
+            // FIFOs, sockets and devices are never read: a FIFO would block the run forever.
+            std::string display = path.generic_string();
+            if (display.starts_with("./")) display = display.substr(2);
+            result.warnings.push_back(display + ": skipped: not a regular file");
+            continue;
           }
           if (matchesAny(options.excludes, path)) continue;
           if (options.isExcluded && options.isExcluded(path, false)) continue;

@@ -31,7 +31,8 @@ struct DiscoveryOptions {
 
 struct DiscoveryResult {
   std::vector<SourceFileRef> files;
-  std::vector<std::string> errors; // "path: why"
+  std::vector<std::string> errors;   // "path: why"
+  std::vector<std::string> warnings; // files found but not checked: "path: why"
 };
 
 DiscoveryResult discoverFiles(const std::vector<std::string>& roots,

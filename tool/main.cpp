@@ -234,6 +234,9 @@ int runCheckCommand(const CheckArgs& args) {
       };
       DiscoveryResult found = discoverFiles(roots, discovery);
       errors = std::move(found.errors);
+      for (const std::string& warning : found.warnings) {
+        std::cerr << "gradlint: warning: " << warning << '\n';
+      }
       for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt, {}});
     }
     // Each file runs the rules its nearest configuration and the command line select.
