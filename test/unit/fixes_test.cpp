@@ -162,7 +162,6 @@ TEST(AtomicWrite, FailureLeavesTheOriginalIntact) {
 TEST(FixSyntax, IndentationSkipsBlankLinesAndStringInteriors) {
   const SourceText source("a.py", "def f():\n    x = 1\n\n    s = '''\nraw\n'''\n    return s\n");
   const rules::FixSyntax syntax(source);
-  ASSERT_TRUE(syntax.usable());
   const std::vector<Edit> edits = syntax.indentLines(1, 6, "    ");
   std::vector<uint32_t> lines;
   for (const Edit& edit : edits) lines.push_back(source.lineOf(edit.startByte));
@@ -186,9 +185,27 @@ TEST(FixSyntax, OnlyStandaloneCallStatements) {
   EXPECT_TRUE(ts_node_is_null(statementAt("torch.no_grad()", code.find("a();"))));
   EXPECT_TRUE(ts_node_is_null(statementAt("torch.no_grad()", code.find("x ="))));
   EXPECT_TRUE(ts_node_is_null(statementAt("torch.no_grad()", code.find("if x"))));
-  // No fixes in a file that does not parse.
-  const SourceText broken("b.py", "def f(:\n    torch.no_grad()\n");
-  EXPECT_FALSE(rules::FixSyntax(broken).usable());
+}
+
+TEST(FixSyntax, OnlyCodeThatParses) {
+  // Each top-level definition is parsed alone: no fix inside one that does not parse, and a
+  // syntax error there does not keep a fix from the next one.
+  const std::string code = "def broken(:\n    torch.no_grad()\n\n\ndef f():\n    torch.no_grad()\n";
+  const SourceText source("b.py", code);
+  const rules::FixSyntax syntax(source);
+  auto statementAt = [&](size_t from) {
+    const auto start = static_cast<uint32_t>(code.find("torch.no_grad()", from));
+    return syntax.standaloneCallStatement(source.range(start, start + 15));
+  };
+  EXPECT_TRUE(ts_node_is_null(statementAt(0)));
+  EXPECT_FALSE(ts_node_is_null(statementAt(code.find("def f"))));
+  // Module-level code is parsed with the whole file: an error anywhere means no fix there.
+  const std::string module = "import torch\ntorch.no_grad()\n\n\ndef broken(:\n    pass\n";
+  const SourceText moduleSource("m.py", module);
+  const rules::FixSyntax moduleSyntax(moduleSource);
+  const auto start = static_cast<uint32_t>(module.find("torch.no_grad()"));
+  EXPECT_TRUE(ts_node_is_null(
+      moduleSyntax.standaloneCallStatement(moduleSource.range(start, start + 15))));
 }
 
 } // namespace
