@@ -18,6 +18,7 @@ public:
   std::vector<std::string_view> markers() const override {
     return {"offload", "device_map", "dispatch_model", "_and_dispatch"};
   }
+  bool needsWholeClass() const override { return true; }
 
   void check(RuleContext& context) const override {
     for (const TrainedWhileOffloaded& found : findTrainingAfterOffload(context)) {

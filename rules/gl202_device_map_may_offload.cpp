@@ -18,6 +18,7 @@ public:
     return kInfo;
   }
   std::vector<std::string_view> markers() const override { return {"device_map"}; }
+  bool needsWholeClass() const override { return true; }
 
   void check(RuleContext& context) const override {
     for (const TrainedWhileOffloaded& found : findTrainingAfterOffload(context)) {

@@ -18,7 +18,10 @@ public:
         Severity::Error};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override { return {"backward"}; }
+  std::vector<std::string_view> markers() const override { return {}; }
+  std::vector<std::string_view> wordMarkers() const override {
+    return {"backward", "manual_backward"}; // Lightning: self.manual_backward(loss)
+  }
 
   void check(RuleContext& context) const override {
     const auto& units = context.module().units;

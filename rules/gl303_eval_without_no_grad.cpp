@@ -25,6 +25,8 @@ public:
     return kInfo;
   }
   std::vector<std::string_view> markers() const override { return {".eval(", ".train("}; }
+  // applies() asks whether every call site runs with grad disabled.
+  std::optional<ir::EventKind> needsCallersOf() const override { return ir::EventKind::Eval; }
 
   void check(RuleContext& context) const override {
     const auto& units = context.module().units;

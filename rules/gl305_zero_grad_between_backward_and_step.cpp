@@ -15,7 +15,10 @@ public:
         "zero_grad() between backward() and step() throws the gradients away", Severity::Error};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override { return {"backward", "zero_grad", ".grad = None", "grad.zero_("}; }
+  std::vector<std::string_view> markers() const override { return {"zero_grad", ".grad = None", "grad.zero_("}; }
+  std::vector<std::string_view> wordMarkers() const override {
+    return {"backward", "manual_backward"}; // Lightning: self.manual_backward(loss)
+  }
 
   void check(RuleContext& context) const override {
     for (const ir::FunctionIR& fn : context.module().units) {

@@ -61,6 +61,16 @@ public:
   virtual std::vector<std::string_view> markers() const {
     return {"grad_enabled", "no_grad", "enable_grad", "inference_mode"};
   }
+  // Markers that count only as whole identifiers outside comments and strings: `backward`
+  // matters in `loss.backward()`, not in `_backward_hooks` (torch mentions it everywhere).
+  virtual std::vector<std::string_view> wordMarkers() const { return {}; }
+  // Python partial parsing: a mention of a marker inside a method normally makes only that
+  // method (and its class header) worth parsing; a rule that follows `self.attr` from method to
+  // method needs the whole class.
+  virtual bool needsWholeClass() const { return false; }
+  // Functions with an event of this kind need every call site seen (the rule asks the summaries
+  // how they are called): the engine parses their callers even where no marker is named.
+  virtual std::optional<ir::EventKind> needsCallersOf() const { return std::nullopt; }
 
 protected:
   // A diagnostic of this rule at `range`, with its code and severity filled in.

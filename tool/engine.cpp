@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -31,16 +32,54 @@ bool mentionsAny(const std::string& text, const std::vector<std::string>& needle
   });
 }
 
+// The selected rules' markers, grouped by how they match.
+struct MarkerSet {
+  struct Group {
+    std::vector<std::string> needles;
+    python::Match match;
+    python::ClassScope scope;
+  };
+  std::vector<Group> groups;
+  std::vector<std::string> all; // every needle (C++ files: any one makes the file worth a parse)
+
+  void add(const rules::Rule& rule) {
+    const python::ClassScope scope =
+        rule.needsWholeClass() ? python::ClassScope::WholeClass : python::ClassScope::Member;
+    addTo(rule.markers(), python::Match::Marker, scope);
+    addTo(rule.wordMarkers(), python::Match::WordMarker, scope);
+  }
+  bool empty() const { return all.empty(); }
+
+private:
+  void addTo(const std::vector<std::string_view>& needles, python::Match match,
+             python::ClassScope scope) {
+    if (needles.empty()) return;
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.match == match && g.scope == scope;
+    });
+    if (group == groups.end()) group = groups.insert(groups.end(), Group{{}, match, scope});
+    for (std::string_view needle : needles) {
+      if (std::find(group->needles.begin(), group->needles.end(), needle) ==
+          group->needles.end()) {
+        group->needles.emplace_back(needle);
+      }
+      if (std::find(all.begin(), all.end(), needle) == all.end()) all.emplace_back(needle);
+    }
+  }
+};
+
 struct FileState {
   const FileInput* input = nullptr;
   std::vector<const rules::Rule*> rules; // to run on this file
-  std::vector<std::string> markers;      // of those rules: text that makes the file worth parsing
+  MarkerSet markers; // of those rules: text that makes a chunk worth parsing
   std::shared_ptr<SourceText> source;
   std::optional<python::PythonFileResult> lowered;
   std::string error;
-  // Python partial parsing: the file's top-level chunks and the byte ranges last lowered.
-  std::vector<python::SourceChunk> chunks;
+  // Python partial parsing: the file's chunks (split on its first mention of a needle) and the
+  // byte ranges last lowered.
+  python::ChunkLayout layout;
   std::vector<bool> chosen; // per chunk: mentions a needle
+  bool optimizersChosen = false;
   std::vector<python::ByteRange> ranges;
 };
 
@@ -78,14 +117,6 @@ std::string enclosingScope(const ir::ModuleIR& module, uint32_t byte) {
   return innermost->qualifiedName.empty() ? innermost->name : innermost->qualifiedName;
 }
 
-void addMarkers(const rules::Rule* rule, std::vector<std::string>& markers) {
-  for (std::string_view marker : rule->markers()) {
-    if (std::find(markers.begin(), markers.end(), marker) == markers.end()) {
-      markers.emplace_back(marker);
-    }
-  }
-}
-
 void lowerCppFile(FileState& state, const CheckOptions& options) {
   state.lowered.emplace();
 #ifdef GRADLINT_WITH_CPP
@@ -103,6 +134,18 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
 #endif
 }
 
+// The bytes a lowering of `state` hands to the parser.
+size_t parsedBytes(const FileState& state) {
+  if (state.ranges.empty()) return state.source->bytes().size();
+  size_t bytes = 0;
+  for (const python::ByteRange& range : state.ranges) bytes += range.end - range.start;
+  return bytes;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void lowerFile(FileState& state, const CheckOptions& options) {
   const SourceFileRef& ref = state.input->ref;
   if (isCppPath(ref.path)) {
@@ -113,25 +156,46 @@ void lowerFile(FileState& state, const CheckOptions& options) {
   state.lowered = python::analyzePythonFile(*state.source, context, state.ranges);
 }
 
-// Python: parse only the top-level chunks that mention a needle (plus module-level code).
-// Needles accumulate across calls; returns true when more chunks were chosen (and so the file
+// Python: parse only the chunks that mention a needle (plus every import). The file is split
+// into chunks at its first mention. Returns true when more chunks were chosen (and so the file
 // needs lowering again).
-bool planPythonRanges(FileState& state, const std::vector<std::string>& needles,
-                      python::Match match = python::Match::Substring) {
+bool chooseMentions(FileState& state, const std::vector<std::string>& needles, python::Match match,
+                    python::ClassScope scope = python::ClassScope::Member) {
   const std::string& text = state.source->bytes();
-  bool aliased = false;
-  if (state.chunks.empty()) {
-    state.chunks = python::splitTopLevel(text, state.source->contentStart());
-    state.chosen.assign(state.chunks.size(), false);
+  const std::vector<uint32_t> mentions = python::findMentions(text, needles, match);
+  if (mentions.empty()) return false;
+  bool chosen = false;
+  if (state.layout.chunks.empty()) {
+    state.layout = python::scanChunks(text, state.source->contentStart(), true);
+    state.chosen.assign(state.layout.chunks.size(), false);
     // `from torch import no_grad as ng`: chunks that call `ng` matter too.
-    const std::vector<std::string> aliases = python::importAliases(text, state.chunks, needles);
-    aliased = python::chooseChunks(text, state.chunks, aliases, state.chosen, python::Match::Word);
+    const std::vector<std::string> aliases =
+        python::importAliases(text, state.layout.chunks, needles);
+    chosen = python::chooseChunks(text, state.layout, aliases, state.chosen, python::Match::Word,
+                                  scope);
   }
-  if (!python::chooseChunks(text, state.chunks, needles, state.chosen, match) && !aliased) {
-    return false;
+  chosen = python::chooseMentioned(state.layout, mentions, state.chosen, scope) || chosen;
+  return chosen;
+}
+
+// After choosing: the ranges to parse. Once anything is parsed, so is every mention of an
+// optimizer (`self.opt = torch.optim.SGD(...)` in an `__init__` that names no marker tells the
+// training rules which `.step()` is an optimizer's).
+void planRanges(FileState& state) {
+  if (!state.optimizersChosen) {
+    state.optimizersChosen = true;
+    chooseMentions(state, {"optim"}, python::Match::Substring);
   }
-  state.ranges = python::chosenRanges(state.chunks, state.chosen);
-  return true;
+  state.ranges = python::chosenRanges(state.layout.chunks, state.chosen);
+}
+
+bool planPythonRanges(FileState& state) {
+  bool chosen = false;
+  for (const MarkerSet::Group& group : state.markers.groups) {
+    chosen = chooseMentions(state, group.needles, group.match, group.scope) || chosen;
+  }
+  if (chosen) planRanges(state);
+  return chosen;
 }
 
 // A summarised function's last name (`f` of `pkg.mod.f`, of a C++ `ns::Class::f`), with every
@@ -144,12 +208,32 @@ struct RescanName {
 // The names whose callers are worth parsing: those of summaries with an effect on callers that
 // were not scanned for yet. A name comes back when it stands for a new qualified name too.
 std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
+                                      const std::vector<const ir::ModuleIR*>& modules,
+                                      const std::vector<ir::EventKind>& callersNeededOf,
                                       std::unordered_set<std::string>& scannedQualified) {
   std::map<std::string, RescanName> byName; // ordered: the same needles in every run
   std::unordered_set<std::string> fresh;
+  std::vector<std::string> wanted;
   for (const auto& [qualified, summary] : summaries.all()) {
     // Only effects a caller's rules act on make its callers worth parsing.
-    if (!summary.affectsCallers()) continue;
+    if (summary.affectsCallers()) wanted.push_back(qualified);
+  }
+  // Rules that ask how a function is called (GL303: only with grad disabled?) need all of its
+  // call sites: the callers of every function with such an event are parsed too.
+  for (const ir::ModuleIR* module : callersNeededOf.empty() ? decltype(modules){} : modules) {
+    for (const ir::FunctionIR& fn : module->units) {
+      if (fn.qualifiedName.empty() || fn.kind == ir::UnitKind::Module) continue;
+      if (std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const ir::Node& node) {
+            return std::find(callersNeededOf.begin(), callersNeededOf.end(), node.event.kind) !=
+                   callersNeededOf.end();
+          })) {
+        wanted.push_back(fn.qualifiedName);
+      }
+    }
+  }
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  for (const std::string& qualified : wanted) {
     const size_t dot = qualified.rfind('.');
     const size_t scope = qualified.rfind("::");
     std::string name = dot != std::string::npos     ? qualified.substr(dot + 1)
@@ -182,8 +266,9 @@ bool planRescan(FileState& state, const std::vector<RescanName>& names) {
         });
     (mayDefine ? words : uses).push_back(name.name);
   }
-  const bool byWord = !words.empty() && planPythonRanges(state, words, python::Match::Word);
-  const bool byUse = !uses.empty() && planPythonRanges(state, uses, python::Match::Use);
+  const bool byWord = !words.empty() && chooseMentions(state, words, python::Match::Word);
+  const bool byUse = !uses.empty() && chooseMentions(state, uses, python::Match::Use);
+  if (byWord || byUse) planRanges(state);
   return byWord || byUse;
 }
 
@@ -196,7 +281,7 @@ const std::vector<std::string>& markersFor(const FileState& state) {
     return out;
   }();
   if (isCppPath(state.input->ref.path) && !state.markers.empty()) return kCpp;
-  return state.markers;
+  return state.markers.all;
 }
 
 } // namespace
@@ -244,11 +329,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
 
   const auto& rules = rules::allRules();
   std::vector<const rules::Rule*> selected;
-  std::vector<std::string> markers;
+  MarkerSet markers;
   for (const rules::Rule* rule : rules) {
     if (!isRuleSelected(rule->info().code, rule->info().preview, options)) continue;
     selected.push_back(rule);
-    addMarkers(rule, markers);
+    markers.add(*rule);
   }
   // Files with a selection of their own (from their configuration) run only those rules.
   for (FileState& state : states) {
@@ -260,12 +345,14 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     for (const std::string& code : *state.input->enabledRules) {
       if (const rules::Rule* rule = rules::findRule(code)) {
         state.rules.push_back(rule);
-        addMarkers(rule, state.markers);
+        state.markers.add(*rule);
       }
     }
   }
 
   // Read every file; lower those that contain a marker of a selected rule.
+  std::atomic<size_t> bytesRead{0}, firstPassFiles{0}, firstPassBytes{0};
+  auto phaseStart = std::chrono::steady_clock::now();
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     std::string bytes;
@@ -274,15 +361,36 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     } else if (!readFile(state.input->ref.path, bytes, state.error)) {
       return;
     }
+    bytesRead += bytes.size();
     state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
     if (!options.prefilter) {
       lowerFile(state, options); // every file, whole
     } else if (isCppPath(state.input->ref.path)) {
       if (mentionsAny(state.source->bytes(), markersFor(state))) lowerFile(state, options);
-    } else if (planPythonRanges(state, markersFor(state), python::Match::Marker)) {
+    } else if (planPythonRanges(state)) {
       lowerFile(state, options);
     }
+    if (state.lowered) {
+      ++firstPassFiles;
+      firstPassBytes += parsedBytes(state);
+    }
   });
+  result.stats.bytesRead = bytesRead;
+  result.stats.firstPassFiles = firstPassFiles;
+  result.stats.firstPassBytes = firstPassBytes;
+  result.stats.readAndFirstPassSeconds = secondsSince(phaseStart);
+  phaseStart = std::chrono::steady_clock::now();
+
+  std::vector<ir::EventKind> callersNeededOf;
+  for (const FileState& state : states) {
+    for (const rules::Rule* rule : state.rules) {
+      const std::optional<ir::EventKind> kind = rule->needsCallersOf();
+      if (kind && std::find(callersNeededOf.begin(), callersNeededOf.end(), *kind) ==
+                      callersNeededOf.end()) {
+        callersNeededOf.push_back(*kind);
+      }
+    }
+  }
 
   // Summaries across files. A file that never names a grad API can still call a helper that
   // leaks: re-scan the skipped files for the names of summarised functions until none is new.
@@ -294,11 +402,13 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       if (state.lowered) modules.push_back(&state.lowered->module);
     }
     summaries = ir::computeSummaries(modules);
-    const std::vector<RescanName> names = namesToRescan(summaries, scannedQualified);
+    const std::vector<RescanName> names =
+        namesToRescan(summaries, modules, callersNeededOf, scannedQualified);
     if (names.empty()) break;
     std::vector<std::string> plainNames;
     for (const RescanName& name : names) plainNames.push_back(name.name);
-    std::atomic<size_t> added{0};
+    std::atomic<size_t> added{0}, addedBytes{0};
+    ++result.stats.rescanRounds;
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
       if (!state.source || !options.prefilter) return;
@@ -309,9 +419,14 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       }
       lowerFile(state, options);
       ++added;
+      addedBytes += parsedBytes(state);
     });
+    result.stats.rescanLowerings += added;
+    result.stats.rescanBytes += addedBytes;
     if (added == 0) break;
   }
+  result.stats.summariesAndRescanSeconds = secondsSince(phaseStart);
+  phaseStart = std::chrono::steady_clock::now();
 
   // Rules.
   std::vector<std::vector<Diagnostic>> perFile(states.size());
@@ -344,6 +459,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     }
     perFile[i] = std::move(diagnostics);
   });
+  result.stats.rulesSeconds = secondsSince(phaseStart);
 
   for (size_t i = 0; i < states.size(); ++i) {
     FileState& state = states[i];

@@ -45,12 +45,27 @@ struct FileReport {
   std::vector<std::string> scopes;
 };
 
+// Where a run's work went (`check --stats`, for profiling): what the prefilter and partial
+// parsing let through, and the wall time of each phase.
+struct CheckStats {
+  size_t bytesRead = 0;
+  size_t firstPassFiles = 0;  // lowered because they name a marker of a selected rule
+  size_t firstPassBytes = 0;  // of those, the bytes handed to the parser
+  size_t rescanRounds = 0;    // rounds that looked for callers of summarised functions
+  size_t rescanLowerings = 0; // files lowered (again) by those rounds
+  size_t rescanBytes = 0;
+  double readAndFirstPassSeconds = 0;
+  double summariesAndRescanSeconds = 0;
+  double rulesSeconds = 0;
+};
+
 struct CheckResult {
   std::vector<FileReport> files; // only files with diagnostics, sorted by path
   std::vector<std::string> errors;   // I/O problems: "path: why"
   std::vector<std::string> warnings; // parts of files that could not be analysed
   size_t filesRead = 0;
   size_t filesAnalysed = 0; // parsed and lowered (the rest were prefiltered)
+  CheckStats stats;
 };
 
 CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& options);

@@ -56,6 +56,7 @@ struct CheckArgs {
   bool exitZero = false;
   bool statistics = false;
   bool noPrefilter = false;
+  bool stats = false; // hidden: where the work went, for profiling
   bool noRespectGitignore = false;
   bool noCache = false;
   bool confirm = false;              // --confirm: replay the findings in LibTorch (tool/probe)
@@ -156,6 +157,19 @@ std::filesystem::path defaultCacheDir(const CheckArgs& args) {
     return std::filesystem::path(args.configPath).parent_path() / ".gradlint_cache";
   }
   return ".gradlint_cache";
+}
+
+void printStats(const CheckStats& stats, std::ostream& out) {
+  // A cached run did no work: its counters are all zero.
+  out << fmt::format(
+      "gradlint: stats: read {} bytes; first pass lowered {} files, parsing {} bytes ({:.1f}%); "
+      "{} rescan rounds lowered {} files, parsing {} bytes ({:.1f}%); "
+      "phases: read+first pass {:.3f} s, summaries+rescan {:.3f} s, rules {:.3f} s\n",
+      stats.bytesRead, stats.firstPassFiles, stats.firstPassBytes,
+      stats.bytesRead == 0 ? 0.0 : 100.0 * stats.firstPassBytes / stats.bytesRead,
+      stats.rescanRounds, stats.rescanLowerings, stats.rescanBytes,
+      stats.bytesRead == 0 ? 0.0 : 100.0 * stats.rescanBytes / stats.bytesRead,
+      stats.readAndFirstPassSeconds, stats.summariesAndRescanSeconds, stats.rulesSeconds);
 }
 
 int runCheckCommand(const CheckArgs& args) {
@@ -272,6 +286,7 @@ int runCheckCommand(const CheckArgs& args) {
   for (const std::string& warning : result.warnings) {
     std::cerr << "gradlint: warning: " << warning << '\n';
   }
+  if (args.stats) printStats(result.stats, std::cerr);
   for (const std::string& error : errors) std::cerr << "gradlint: error: " << error << '\n';
   if (!errors.empty()) return kExitError;
   if (result.files.empty() || args.exitZero) return kExitClean;
@@ -414,6 +429,9 @@ int main(int argc, char** argv) {
                            "clang-tidy; compile flags can also follow `--`");
   checkCommand->add_flag("--no-prefilter", check.noPrefilter,
                          "Parse every file, even those that name no grad-mode API")
+      ->group("");
+  checkCommand->add_flag("--stats", check.stats,
+                         "Print where the run's work went (bytes parsed, phase times) to stderr")
       ->group("");
 
   std::string ruleCode;

@@ -1,7 +1,8 @@
-// Splits a Python file into top-level chunks without parsing it: each top-level definition
-// (with its decorators) and each run of module-level statements. The engine parses only the
-// chunks that can matter to the selected rules (plus all module-level code, which holds the
-// imports), so a large file that mentions torch.no_grad once costs one function's parse.
+// Splits a Python file into chunks without parsing it: each top-level definition (with its
+// decorators) and each module-level statement; optionally each class further into its header
+// and one chunk per member of its body. The engine parses only the chunks that can matter to the
+// selected rules (plus every import), so a large file that mentions torch.no_grad once costs one
+// method's parse.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +15,12 @@ namespace gradlint::python {
 struct SourceChunk {
   uint32_t start = 0; // byte offset of the chunk's first line
   uint32_t end = 0;   // exclusive: the next chunk's start, or the end of the file
-  bool definition = false; // def/async def/class (with decorators); else a module statement
+  bool definition = false; // def/async def/class (with decorators); else a statement
   bool imports = false;    // a module statement that imports (always parsed: names resolve)
+  // Split classes: a member's class header chunk (decorators and `class X(...):` up to the first
+  // member), and a header's members, which follow it: indices (header, membersEnd).
+  int32_t header = -1;     // members only
+  uint32_t membersEnd = 0; // headers only; 0 for every other chunk
 };
 
 struct ByteRange {
@@ -23,8 +28,19 @@ struct ByteRange {
   uint32_t end = 0;
 };
 
+struct ChunkLayout {
+  std::vector<SourceChunk> chunks;
+  // Comments and string literals other than f-strings, in order: text there calls nothing, so
+  // a name mentioned only there does not make a chunk worth parsing.
+  std::vector<ByteRange> inert;
+};
+
 // One linear pass that tracks strings (including triple-quoted ones), comments, brackets and
 // backslash continuations, so a `def` at column 0 inside a docstring is not a boundary.
+// `splitClasses`: a top-level class becomes its header chunk plus one chunk per member.
+ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitClasses);
+
+// The top-level chunks only (classes whole).
 std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentStart);
 
 // Names bound by `import x as NAME` / `from m import x as NAME` where the imported name
@@ -36,15 +52,32 @@ enum class Match : uint8_t {
   Substring, // rule markers: `grad_enabled` matches `set_grad_enabled`
   Marker,    // like Substring, but not a name right after `def` (`def backward(ctx, g):` of an
              // autograd Function calls nothing; a call elsewhere in the chunk still counts)
-  Word,      // function names: whole identifiers, in one pass whatever their number
+  WordMarker, // like Marker, but only as a whole identifier (`backward`, not `_backward_hooks`)
+  Word,       // function names: whole identifiers, in one pass whatever their number
   Use, // like Word, but not where no call can resolve to the name: after `def`, or `).NAME`
 };
 
-// Marks the chunks that contain one of `needles` (`chosen` has one flag per chunk and keeps
-// earlier marks). Returns true when a chunk was newly marked.
-bool chooseChunks(std::string_view text, const std::vector<SourceChunk>& chunks,
+// Where `needles` occur in `text` (byte offsets, ascending for each needle), before comments and
+// strings are known: a file with no mention is never split into chunks.
+std::vector<uint32_t> findMentions(std::string_view text, const std::vector<std::string>& needles,
+                                   Match match);
+
+// How a mention inside a member of a split class chooses chunks.
+enum class ClassScope : uint8_t {
+  Member,    // the member and its class header
+  WholeClass // every member too (rules that follow `self.attr` from method to method)
+};
+
+// Marks the chunks holding one of `mentions` outside comments and strings (`chosen` has one flag
+// per chunk and keeps earlier marks). A mention in a class header chooses the whole class.
+// Returns true when a chunk was newly marked.
+bool chooseMentioned(const ChunkLayout& layout, const std::vector<uint32_t>& mentions,
+                     std::vector<bool>& chosen, ClassScope scope = ClassScope::Member);
+
+// findMentions and chooseMentioned in one call.
+bool chooseChunks(std::string_view text, const ChunkLayout& layout,
                   const std::vector<std::string>& needles, std::vector<bool>& chosen,
-                  Match match = Match::Substring);
+                  Match match = Match::Substring, ClassScope scope = ClassScope::Member);
 
 // The byte ranges worth parsing: the chosen chunks plus every import, merged where adjacent.
 // Empty when no chunk is chosen.

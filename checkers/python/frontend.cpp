@@ -249,14 +249,17 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
     // Error recovery can fold everything after a broken line into one ERROR node. Re-parse each
     // top-level chunk on its own so one typo does not hide the rest of the file.
     roots.clear();
+    // A chunk may be parsed in pieces (a class header and some of its methods): together.
     for (const SourceChunk& chunk : splitTopLevel(text, source.contentStart())) {
+      std::vector<ByteRange> pieces;
       for (const ByteRange& range : parsed) {
         const uint32_t start = std::max(chunk.start, range.start);
         const uint32_t end = std::min(chunk.end, range.end);
-        if (start >= end) continue;
-        trees.emplace_back(threadParser().parse(source, text, {{start, end}}));
-        if (trees.back()) roots.push_back(ts_tree_root_node(trees.back().get()));
+        if (start < end) pieces.push_back({start, end});
       }
+      if (pieces.empty()) continue;
+      trees.emplace_back(threadParser().parse(source, text, pieces));
+      if (trees.back()) roots.push_back(ts_tree_root_node(trees.back().get()));
     }
   }
 

@@ -53,19 +53,21 @@ TEST(Chunks, ImportAliasesOfMarkedNames) {
   const std::string text = "from torch import no_grad as ng, is_grad_enabled\n"
                            "import torch.autograd.grad_mode as gm\nimport numpy as np\n";
   const auto chunks = splitTopLevel(text, 0);
+
   EXPECT_EQ(importAliases(text, chunks, {"no_grad", "grad_mode"}),
             (std::vector<std::string>{"ng", "gm"}));
 }
 
 TEST(Chunks, ManyNamesMatchWholeIdentifiersOnly) {
   const std::string text = "def a():\n    _enter_x()\ndef b():\n    _enter()\n";
-  const auto chunks = splitTopLevel(text, 0);
+  const ChunkLayout layout = scanChunks(text, 0, false);
+  const auto& chunks = layout.chunks;
   std::vector<bool> chosen(chunks.size(), false);
   std::vector<std::string> names{"_enter", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8"};
-  EXPECT_TRUE(chooseChunks(text, chunks, names, chosen, Match::Word));
+  EXPECT_TRUE(chooseChunks(text, layout, names, chosen, Match::Word));
   EXPECT_EQ(chosen, (std::vector<bool>{false, true}));
   std::vector<bool> bySubstring(chunks.size(), false);
-  EXPECT_TRUE(chooseChunks(text, chunks, {"_enter"}, bySubstring));
+  EXPECT_TRUE(chooseChunks(text, layout, {"_enter"}, bySubstring));
   EXPECT_EQ(bySubstring, (std::vector<bool>{true, true}));
 }
 
@@ -76,13 +78,14 @@ TEST(Chunks, UsesSkipDefinitionsAndAttributesOfCalls) {
                            "def b(models):\n    models[0].zero_grad()\n"
                            "def c(opt):\n    opt.zero_grad()\n"
                            "def d():\n    undef  zero_grad()\n";
-  const auto chunks = splitTopLevel(text, 0);
+  const ChunkLayout layout = scanChunks(text, 0, false);
+  const auto& chunks = layout.chunks;
   ASSERT_EQ(chunks.size(), 4u);
   std::vector<bool> byUse(chunks.size(), false);
-  EXPECT_TRUE(chooseChunks(text, chunks, {"zero_grad"}, byUse, Match::Use));
+  EXPECT_TRUE(chooseChunks(text, layout, {"zero_grad"}, byUse, Match::Use));
   EXPECT_EQ(byUse, (std::vector<bool>{false, false, true, true}));
   std::vector<bool> byWord(chunks.size(), false);
-  EXPECT_TRUE(chooseChunks(text, chunks, {"zero_grad"}, byWord, Match::Word));
+  EXPECT_TRUE(chooseChunks(text, layout, {"zero_grad"}, byWord, Match::Word));
   EXPECT_EQ(byWord, (std::vector<bool>{true, true, true, true}));
 }
 
@@ -91,13 +94,14 @@ TEST(Chunks, MarkersSkipTheNameOfADefinition) {
   const std::string text = "class F:\n    def backward(ctx, g):\n        return g\n"
                            "def train(loss):\n    loss.backward()\n"
                            "def step(x):\n    backward_hooks = x\n";
-  const auto chunks = splitTopLevel(text, 0);
+  const ChunkLayout layout = scanChunks(text, 0, false);
+  const auto& chunks = layout.chunks;
   ASSERT_EQ(chunks.size(), 3u);
   std::vector<bool> byMarker(chunks.size(), false);
-  EXPECT_TRUE(chooseChunks(text, chunks, {"backward"}, byMarker, Match::Marker));
+  EXPECT_TRUE(chooseChunks(text, layout, {"backward"}, byMarker, Match::Marker));
   EXPECT_EQ(byMarker, (std::vector<bool>{false, true, true}));
   std::vector<bool> bySubstring(chunks.size(), false);
-  EXPECT_TRUE(chooseChunks(text, chunks, {"backward"}, bySubstring));
+  EXPECT_TRUE(chooseChunks(text, layout, {"backward"}, bySubstring));
   EXPECT_EQ(bySubstring, (std::vector<bool>{true, true, true}));
 }
 
@@ -114,17 +118,18 @@ TEST(Chunks, RelevantRangesKeepModuleCodeAndMentioningDefinitions) {
                            "def a():\n    pass\n"
                            "def b():\n    torch.no_grad()\n"
                            "z = 3\n";
-  const auto chunks = splitTopLevel(text, 0);
+  const ChunkLayout layout = scanChunks(text, 0, false);
+  const auto& chunks = layout.chunks;
   std::vector<bool> chosen(chunks.size(), false);
-  EXPECT_TRUE(chooseChunks(text, chunks, {"no_grad"}, chosen));
-  EXPECT_FALSE(chooseChunks(text, chunks, {"no_grad"}, chosen)); // nothing new
+  EXPECT_TRUE(chooseChunks(text, layout, {"no_grad"}, chosen));
+  EXPECT_FALSE(chooseChunks(text, layout, {"no_grad"}, chosen)); // nothing new
   const auto ranges = chosenRanges(chunks, chosen);
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(text.substr(ranges[0].start, ranges[0].end - ranges[0].start), "import torch\n");
   EXPECT_EQ(text.substr(ranges[1].start, ranges[1].end - ranges[1].start),
             "def b():\n    torch.no_grad()\n"); // `z = 3` neither imports nor mentions it
   std::vector<bool> none(chunks.size(), false);
-  EXPECT_FALSE(chooseChunks(text, chunks, {"backward"}, none));
+  EXPECT_FALSE(chooseChunks(text, layout, {"backward"}, none));
   EXPECT_TRUE(chosenRanges(chunks, none).empty());
 }
 

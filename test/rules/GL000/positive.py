@@ -24,9 +24,9 @@ import torch
 
 
 # A missing `)`: the error is reported on the line of the unclosed call... (gradlint parses only
-# the definitions that mention what a selected rule looks for; this one mentions no_grad.)
-def broken(model, batch):
-    # runs under torch.no_grad() in the caller
+# the definitions that mention what a selected rule looks for, in code: this one names
+# grad_enabled; a mention in a comment or string would not count.)
+def broken(model, batch, grad_enabled=False):
     # CHECK: [[@LINE+1]]:{{[0-9]+}}: GL000 invalid syntax
     out = model(batch, 2
     return out
