@@ -32,46 +32,36 @@ bool mentionsAny(const std::string& text, const std::vector<std::string>& needle
   });
 }
 
-// The selected rules' markers, grouped by how they match.
+// The selected rules' markers, compiled for one pass over each file.
 struct MarkerSet {
-  struct Group {
-    std::vector<std::string> needles;
-    python::Match match;
-    python::ClassScope scope;
-  };
-  std::vector<Group> groups;
-  std::vector<std::string> all; // every needle (C++ files: any one makes the file worth a parse)
+  std::vector<python::Needle> needles;
+  std::vector<std::string> all; // every needle's text (C++: any one makes a file worth a parse)
+  python::NeedleSearch search{std::vector<python::Needle>{}};
 
   void add(const rules::Rule& rule) {
     const python::ClassScope scope =
         rule.needsWholeClass() ? python::ClassScope::WholeClass : python::ClassScope::Member;
-    addTo(rule.markers(), python::Match::Marker, scope);
-    addTo(rule.wordMarkers(), python::Match::WordMarker, scope);
-  }
-  bool empty() const { return all.empty(); }
-
-private:
-  void addTo(const std::vector<std::string_view>& needles, python::Match match,
-             python::ClassScope scope) {
-    if (needles.empty()) return;
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-      return g.match == match && g.scope == scope;
-    });
-    if (group == groups.end()) group = groups.insert(groups.end(), Group{{}, match, scope});
-    for (std::string_view needle : needles) {
-      if (std::find(group->needles.begin(), group->needles.end(), needle) ==
-          group->needles.end()) {
-        group->needles.emplace_back(needle);
-      }
-      if (std::find(all.begin(), all.end(), needle) == all.end()) all.emplace_back(needle);
+    for (std::string_view marker : rule.markers()) {
+      needles.push_back({std::string(marker), python::Match::Marker, scope});
+    }
+    for (std::string_view marker : rule.wordMarkers()) {
+      needles.push_back({std::string(marker), python::Match::WordMarker, scope});
     }
   }
+  // After the last add().
+  void compile() {
+    for (const python::Needle& needle : needles) {
+      if (std::find(all.begin(), all.end(), needle.text) == all.end()) all.push_back(needle.text);
+    }
+    search = python::NeedleSearch(needles);
+  }
+  bool empty() const { return all.empty(); }
 };
 
 struct FileState {
   const FileInput* input = nullptr;
   std::vector<const rules::Rule*> rules; // to run on this file
-  MarkerSet markers; // of those rules: text that makes a chunk worth parsing
+  const MarkerSet* markers = nullptr; // of those rules: text that makes a chunk worth parsing
   std::shared_ptr<SourceText> source;
   std::optional<python::PythonFileResult> lowered;
   std::string error;
@@ -157,13 +147,12 @@ void lowerFile(FileState& state, const CheckOptions& options) {
 }
 
 // Python: parse only the chunks that mention a needle (plus every import). The file is split
-// into chunks at its first mention. Returns true when more chunks were chosen (and so the file
-// needs lowering again).
-bool chooseMentions(FileState& state, const std::vector<std::string>& needles, python::Match match,
-                    python::ClassScope scope = python::ClassScope::Member) {
-  const std::string& text = state.source->bytes();
-  const std::vector<uint32_t> mentions = python::findMentions(text, needles, match);
+// into chunks at its first mention (`needles` then also name the imports whose aliases count).
+// Returns true when more chunks were chosen (and so the file needs lowering again).
+bool chooseMentions(FileState& state, const std::vector<python::Mention>& mentions,
+                    const std::vector<std::string>& needles) {
   if (mentions.empty()) return false;
+  const std::string& text = state.source->bytes();
   bool chosen = false;
   if (state.layout.chunks.empty()) {
     state.layout = python::scanChunks(text, state.source->contentStart(), true);
@@ -171,10 +160,9 @@ bool chooseMentions(FileState& state, const std::vector<std::string>& needles, p
     // `from torch import no_grad as ng`: chunks that call `ng` matter too.
     const std::vector<std::string> aliases =
         python::importAliases(text, state.layout.chunks, needles);
-    chosen = python::chooseChunks(text, state.layout, aliases, state.chosen, python::Match::Word,
-                                  scope);
+    chosen = python::chooseChunks(text, state.layout, aliases, state.chosen, python::Match::Word);
   }
-  chosen = python::chooseMentioned(state.layout, mentions, state.chosen, scope) || chosen;
+  chosen = python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
   return chosen;
 }
 
@@ -184,18 +172,19 @@ bool chooseMentions(FileState& state, const std::vector<std::string>& needles, p
 void planRanges(FileState& state) {
   if (!state.optimizersChosen) {
     state.optimizersChosen = true;
-    chooseMentions(state, {"optim"}, python::Match::Substring);
+    static const python::NeedleSearch kOptimizers({"optim"}, python::Match::Substring);
+    python::chooseMentioned(state.layout, kOptimizers.find(state.source->bytes()), state.chosen);
   }
   state.ranges = python::chosenRanges(state.layout.chunks, state.chosen);
 }
 
 bool planPythonRanges(FileState& state) {
-  bool chosen = false;
-  for (const MarkerSet::Group& group : state.markers.groups) {
-    chosen = chooseMentions(state, group.needles, group.match, group.scope) || chosen;
+  const MarkerSet& markers = *state.markers;
+  if (!chooseMentions(state, markers.search.find(state.source->bytes()), markers.all)) {
+    return false;
   }
-  if (chosen) planRanges(state);
-  return chosen;
+  planRanges(state);
+  return true;
 }
 
 // A summarised function's last name (`f` of `pkg.mod.f`, of a C++ `ns::Class::f`), with every
@@ -203,6 +192,10 @@ bool planPythonRanges(FileState& state) {
 struct RescanName {
   std::string name;
   std::vector<std::string> qualified;
+  // When every qualified name is a method: the classes' names. Outside the defining module a
+  // call resolves to a method only as `Class.method(...)` (`obj.method()` resolves to nothing).
+  std::vector<std::string> classes;
+  bool onlyMethods = true;
 };
 
 // The names whose callers are worth parsing: those of summaries with an effect on callers that
@@ -222,7 +215,12 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
   // call sites: the callers of every function with such an event are parsed too.
   for (const ir::ModuleIR* module : callersNeededOf.empty() ? decltype(modules){} : modules) {
     for (const ir::FunctionIR& fn : module->units) {
-      if (fn.qualifiedName.empty() || fn.kind == ir::UnitKind::Module) continue;
+      // Dunder methods run implicitly (`Model(...)`, `with x:`), so their call sites are not
+      // calls by name: searching files for `__init__` would parse every class around.
+      if (fn.qualifiedName.empty() || fn.kind == ir::UnitKind::Module ||
+          (fn.name.starts_with("__") && fn.name.ends_with("__"))) {
+        continue;
+      }
       if (std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const ir::Node& node) {
             return std::find(callersNeededOf.begin(), callersNeededOf.end(), node.event.kind) !=
                    callersNeededOf.end();
@@ -233,6 +231,15 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
   }
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::unordered_map<std::string_view, std::string_view> classOf; // methods' qualified names
+  for (const ir::ModuleIR* module : modules) {
+    if (module->language != ir::Language::Python) continue;
+    for (const ir::FunctionIR& fn : module->units) {
+      if (!fn.className.empty() && !fn.qualifiedName.empty()) {
+        classOf.emplace(fn.qualifiedName, fn.className);
+      }
+    }
+  }
   for (const std::string& qualified : wanted) {
     const size_t dot = qualified.rfind('.');
     const size_t scope = qualified.rfind("::");
@@ -243,6 +250,12 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
     RescanName& entry = byName[name];
     entry.name = name;
     entry.qualified.push_back(qualified);
+    const auto method = classOf.find(qualified);
+    if (method == classOf.end()) {
+      entry.onlyMethods = false;
+    } else {
+      entry.classes.emplace_back(method->second);
+    }
   }
   std::vector<RescanName> names;
   for (auto& [name, entry] : byName) {
@@ -251,25 +264,62 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
   return names;
 }
 
-// Python: chooses the chunks that use one of `names`. A `def NAME` alone does not count unless
-// it can define one of the summarised functions itself (same module): then it makes that name
-// ambiguous (unsummarised), as in a full parse. Returns true when more chunks were chosen.
-bool planRescan(FileState& state, const std::vector<RescanName>& names) {
+// One rescan round's names, compiled once for every file.
+struct RescanSearch {
+  explicit RescanSearch(const std::vector<RescanName>& rescanned)
+      : names(plainNames(rescanned)), search(names, python::Match::Word) {
+    for (const RescanName& name : rescanned) byName.emplace(name.name, &name);
+  }
+  static std::vector<std::string> plainNames(const std::vector<RescanName>& names) {
+    std::vector<std::string> out;
+    for (const RescanName& name : names) out.push_back(name.name);
+    return out;
+  }
+  std::vector<std::string> names;
+  python::NeedleSearch search;
+  std::unordered_map<std::string_view, const RescanName*> byName;
+};
+
+// Python: chooses the chunks that use one of the round's names. A `def NAME` alone does not
+// count unless it can define one of the summarised functions itself (same module): then it makes
+// that name ambiguous (unsummarised), as in a full parse. Returns true when more chunks were
+// chosen.
+bool planRescan(FileState& state, const RescanSearch& round) {
+  const std::string& text = state.source->bytes();
+  std::vector<python::Mention> mentions = round.search.find(text);
+  if (mentions.empty()) return false;
   const std::string& module = state.input->ref.moduleName;
-  std::vector<std::string> words; // every occurrence counts
-  std::vector<std::string> uses;  // occurrences after `def` do not
-  for (const RescanName& name : names) {
+  std::erase_if(mentions, [&](const python::Mention& mention) {
+    const size_t at = mention.at;
+    size_t end = at;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
+                                 text[end] == '_')) {
+      ++end;
+    }
+    const auto found = round.byName.find(std::string_view(text).substr(at, end - at));
+    if (found == round.byName.end() || module.empty()) return false;
+    const RescanName& name = *found->second;
     const bool mayDefine =
-        module.empty() ||
         std::any_of(name.qualified.begin(), name.qualified.end(), [&](const std::string& q) {
           return q.size() > module.size() && q.starts_with(module) && q[module.size()] == '.';
         });
-    (mayDefine ? words : uses).push_back(name.name);
-  }
-  const bool byWord = !words.empty() && chooseMentions(state, words, python::Match::Word);
-  const bool byUse = !uses.empty() && chooseMentions(state, uses, python::Match::Use);
-  if (byWord || byUse) planRanges(state);
-  return byWord || byUse;
+    if (mayDefine) return false;
+    if (!python::mayCall(text, at)) return true;
+    if (!name.onlyMethods) return false;
+    // Another module reaches a method only through its class: `Class.method`.
+    size_t owner = at;
+    if (owner == 0 || text[--owner] != '.') return true;
+    const size_t ownerEnd = owner;
+    while (owner > 0 && (std::isalnum(static_cast<unsigned char>(text[owner - 1])) ||
+                         text[owner - 1] == '_')) {
+      --owner;
+    }
+    const std::string_view ownerName = std::string_view(text).substr(owner, ownerEnd - owner);
+    return std::find(name.classes.begin(), name.classes.end(), ownerName) == name.classes.end();
+  });
+  if (!chooseMentions(state, mentions, round.names)) return false;
+  planRanges(state);
+  return true;
 }
 
 // The text that makes a file worth lowering: the selected rules' markers, or for C++ the
@@ -280,8 +330,8 @@ const std::vector<std::string>& markersFor(const FileState& state) {
     for (std::string_view marker : rules::cppMarkers()) out.emplace_back(marker);
     return out;
   }();
-  if (isCppPath(state.input->ref.path) && !state.markers.empty()) return kCpp;
-  return state.markers.all;
+  if (isCppPath(state.input->ref.path) && !state.markers->empty()) return kCpp;
+  return state.markers->all;
 }
 
 } // namespace
@@ -329,25 +379,26 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
 
   const auto& rules = rules::allRules();
   std::vector<const rules::Rule*> selected;
-  MarkerSet markers;
   for (const rules::Rule* rule : rules) {
-    if (!isRuleSelected(rule->info().code, rule->info().preview, options)) continue;
-    selected.push_back(rule);
-    markers.add(*rule);
+    if (isRuleSelected(rule->info().code, rule->info().preview, options)) selected.push_back(rule);
   }
-  // Files with a selection of their own (from their configuration) run only those rules.
+  // Files with a selection of their own (from their configuration) run only those rules; each
+  // distinct selection compiles its markers once.
+  std::map<std::vector<const rules::Rule*>, MarkerSet> markerSets;
   for (FileState& state : states) {
     if (!state.input->enabledRules) {
       state.rules = selected;
-      state.markers = markers;
-      continue;
-    }
-    for (const std::string& code : *state.input->enabledRules) {
-      if (const rules::Rule* rule = rules::findRule(code)) {
-        state.rules.push_back(rule);
-        state.markers.add(*rule);
+    } else {
+      for (const std::string& code : *state.input->enabledRules) {
+        if (const rules::Rule* rule = rules::findRule(code)) state.rules.push_back(rule);
       }
     }
+    auto [entry, added] = markerSets.try_emplace(state.rules);
+    if (added) {
+      for (const rules::Rule* rule : state.rules) entry->second.add(*rule);
+      entry->second.compile();
+    }
+    state.markers = &entry->second;
   }
 
   // Read every file; lower those that contain a marker of a selected rule.
@@ -405,8 +456,8 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     const std::vector<RescanName> names =
         namesToRescan(summaries, modules, callersNeededOf, scannedQualified);
     if (names.empty()) break;
-    std::vector<std::string> plainNames;
-    for (const RescanName& name : names) plainNames.push_back(name.name);
+    const RescanSearch round(names);
+    const std::vector<std::string>& plainNames = round.names;
     std::atomic<size_t> added{0}, addedBytes{0};
     ++result.stats.rescanRounds;
     parallelFor(states.size(), options.threads, [&](size_t i) {
@@ -414,7 +465,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       if (!state.source || !options.prefilter) return;
       if (isCppPath(state.input->ref.path)) {
         if (state.lowered || !mentionsAny(state.source->bytes(), plainNames)) return;
-      } else if (!planRescan(state, names)) {
+      } else if (!planRescan(state, round)) {
         return;
       }
       lowerFile(state, options);

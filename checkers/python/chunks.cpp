@@ -3,10 +3,19 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <unordered_set>
+#include <cstring>
 
 namespace gradlint::python {
 namespace {
+
+// A table, not std::isalnum: this runs over every byte of every candidate file.
+const std::array<bool, 256> kWordChar = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 256; ++c) table[c] = std::isalnum(c) || c == '_';
+  return table;
+}();
+
+bool isWordChar(char c) { return kWordChar[static_cast<unsigned char>(c)]; }
 
 bool startsDefinition(std::string_view line) {
   return line.starts_with("def ") || line.starts_with("async def ") ||
@@ -57,15 +66,24 @@ ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitC
   size_t stringStart = 0;
   bool continued = false; // the previous line ended with a backslash
   bool previousDecorator = false;
-  // The top-level class being split: its header chunk, and its body's indentation once known.
-  int32_t classHeader = -1;
-  uint32_t bodyIndent = 0;
+  // The classes being split, outermost first: each one's header chunk, the indentation of its
+  // `class` line and of its body (0 until its first statement).
+  struct OpenClass {
+    int32_t header;
+    uint32_t indent;
+    uint32_t bodyIndent;
+  };
+  std::vector<OpenClass> classes;
   bool memberDecorator = false;
   auto closeClass = [&] {
-    if (classHeader >= 0 && chunks.size() > static_cast<size_t>(classHeader) + 1) {
-      chunks[static_cast<size_t>(classHeader)].membersEnd = static_cast<uint32_t>(chunks.size());
+    const auto header = static_cast<size_t>(classes.back().header);
+    if (chunks.size() > header + 1) {
+      chunks[header].membersEnd = static_cast<uint32_t>(chunks.size());
     }
-    classHeader = -1;
+    classes.pop_back();
+  };
+  auto closeClasses = [&] {
+    while (!classes.empty()) closeClass();
   };
   auto startChunk = [&](size_t at, bool definition) {
     if (!chunks.empty()) chunks.back().end = static_cast<uint32_t>(at);
@@ -98,21 +116,24 @@ ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitC
         const bool continuesStatement = !definition && !chunks.empty() &&
                                         !chunks.back().definition && continuesCompound(rest);
         if (!continuesDefinition && !continuesStatement) {
-          closeClass();
+          closeClasses();
           startChunk(lineStart, definition);
         }
-        if (splitClasses && rest.starts_with("class ") && classHeader < 0) {
-          classHeader = static_cast<int32_t>(chunks.size() - 1);
-          bodyIndent = 0;
+        if (splitClasses && rest.starts_with("class ") && classes.empty()) {
+          classes.push_back({static_cast<int32_t>(chunks.size() - 1), 0, 0});
           memberDecorator = false;
         }
         previousDecorator = decorator;
-      } else if (classHeader >= 0 && !blankOrComment(text, lineStart + indentOf(text, lineStart))) {
-        // An indented statement of the class being split: a member starts at the body's
-        // indentation (the first statement's), with its decorators.
+      } else if (!classes.empty() &&
+                 !blankOrComment(text, lineStart + indentOf(text, lineStart))) {
+        // An indented statement of a class being split: a member starts at the body's
+        // indentation (the first statement's), with its decorators; a member class is split
+        // in turn.
         const uint32_t indent = indentOf(text, lineStart);
-        if (bodyIndent == 0) bodyIndent = indent;
-        if (indent == bodyIndent) {
+        while (classes.size() > 1 && indent <= classes.back().indent) closeClass();
+        OpenClass& open = classes.back();
+        if (open.bodyIndent == 0 && indent > open.indent) open.bodyIndent = indent;
+        if (indent == open.bodyIndent) {
           const std::string_view rest = text.substr(lineStart + indent, 16);
           const bool definition = startsDefinition(rest);
           const bool continuesMember =
@@ -121,9 +142,12 @@ ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitC
                continuesCompound(rest));
           if (!continuesMember) {
             startChunk(lineStart, definition);
-            chunks.back().header = classHeader;
+            chunks.back().header = open.header;
           }
           memberDecorator = rest.starts_with("@");
+          if (rest.starts_with("class ")) {
+            classes.push_back({static_cast<int32_t>(chunks.size() - 1), indent, 0});
+          }
         }
       }
     }
@@ -185,16 +209,29 @@ ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitC
     // must not swallow the rest of the file).
     if (stringQuote != 0 && !tripleQuoted && !continued) stringQuote = 0;
   }
-  closeClass();
+  closeClasses();
   if (!chunks.empty()) chunks.back().end = static_cast<uint32_t>(size);
+  // A module statement imports when it holds the keyword, not when a comment or string says
+  // "imported" (a 470 KB table of test cases would be parsed for its comments).
+  auto inInert = [&](size_t offset) {
+    auto after = std::upper_bound(layout.inert.begin(), layout.inert.end(), offset,
+                                  [](size_t byte, const ByteRange& r) { return byte < r.start; });
+    return after != layout.inert.begin() && offset < std::prev(after)->end;
+  };
   for (SourceChunk& chunk : chunks) {
-    chunk.imports = !chunk.definition && chunk.header < 0 &&
-                    text.substr(chunk.start, chunk.end - chunk.start).find("import") !=
-                        std::string_view::npos;
+    if (chunk.definition || chunk.header >= 0) continue;
+    const std::string_view statement = text.substr(chunk.start, chunk.end - chunk.start);
+    for (size_t found = statement.find("import"); found != std::string_view::npos && !chunk.imports;
+         found = statement.find("import", found + 6)) {
+      // Only the end is checked: `x = 1import y` is still an import to tree-sitter.
+      const bool word = found + 6 >= statement.size() || !isWordChar(statement[found + 6]);
+      chunk.imports = word && !inInert(chunk.start + found);
+    }
   }
   // Leading comments (a `# gradlint: noqa` file directive, the shebang) are a chunk of their
   // own that is always parsed, like imports: cheap, and suppressions live there.
-  const uint32_t firstStatement = chunks.empty() ? static_cast<uint32_t>(size) : chunks.front().start;
+  const uint32_t firstStatement =
+      chunks.empty() ? static_cast<uint32_t>(size) : chunks.front().start;
   if (firstStatement > contentStart) {
     chunks.insert(chunks.begin(), SourceChunk{contentStart, firstStatement, false, true});
     for (SourceChunk& chunk : chunks) {
@@ -211,78 +248,143 @@ std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentSt
 
 namespace {
 
-// A table, not std::isalnum: this runs over every byte of every candidate file.
-const std::array<bool, 256> kWordChar = [] {
-  std::array<bool, 256> table{};
-  for (int c = 0; c < 256; ++c) table[c] = std::isalnum(c) || c == '_';
-  return table;
-}();
 
-bool isWordChar(char c) { return kWordChar[static_cast<unsigned char>(c)]; }
+// `def NAME`: `def` as a word, then blanks, then the name at `start`.
+bool definesName(std::string_view text, size_t start) {
+  size_t at = start;
+  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+  return at < start && at >= 3 && text.substr(at - 3, 3) == "def" &&
+         (at == 3 || !isWordChar(text[at - 4]));
+}
 
 } // namespace
 
-std::vector<uint32_t> findMentions(std::string_view text, const std::vector<std::string>& needles,
-                                   Match match) {
-  std::vector<uint32_t> mentions;
-  // Occurrences of a name that no call resolves to a function of that name: `def NAME` (`def`,
-  // as a word, then blanks), and an attribute of a call or subscript (`super().NAME`), whose
-  // root is not a name an import or definition binds.
-  auto definesName = [&](size_t start) {
-    size_t at = start;
-    while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
-    return at < start && at >= 3 && text.substr(at - 3, 3) == "def" &&
-           (at == 3 || !isWordChar(text[at - 4]));
-  };
-  auto cannotCall = [&](size_t start) {
-    return (start >= 2 && text[start - 1] == '.' &&
-            (text[start - 2] == ')' || text[start - 2] == ']')) ||
-           definesName(start);
-  };
-  auto wholeWord = [&](size_t start, size_t length) {
-    return (start == 0 || !isWordChar(text[start - 1])) &&
-           (start + length >= text.size() || !isWordChar(text[start + length]));
-  };
-  std::unordered_set<std::string_view> words;
-  size_t shortest = SIZE_MAX;
-  size_t longest = 0;
-  for (const std::string& needle : needles) {
-    const bool word = !needle.empty() && std::all_of(needle.begin(), needle.end(), isWordChar);
-    if (word && (match == Match::Word || match == Match::Use)) {
-      words.insert(needle);
-      shortest = std::min(shortest, needle.size());
-      longest = std::max(longest, needle.size());
-      continue;
+// Occurrences of a name that no call resolves to a function of that name: `def NAME`, and an
+// attribute of a call or subscript (`super().NAME`), whose root is not a name an import or
+// definition binds.
+bool mayCall(std::string_view text, size_t at) {
+  const bool attributeOfCall =
+      at >= 2 && text[at - 1] == '.' && (text[at - 2] == ')' || text[at - 2] == ']');
+  return !attributeOfCall && !definesName(text, at);
+}
+
+namespace {
+
+uint16_t hashWindow(uint32_t window) { return static_cast<uint16_t>((window * 0x9E3779B1u) >> 16); }
+
+uint32_t loadWindow(const char* at) {
+  uint32_t window = 0;
+  std::memcpy(&window, at, sizeof window);
+  return window;
+}
+
+} // namespace
+
+NeedleSearch::NeedleSearch(const std::vector<std::string>& needles, Match match)
+    : NeedleSearch([&] {
+        std::vector<Needle> out;
+        for (const std::string& text : needles) out.push_back({text, match, ClassScope::Member});
+        return out;
+      }()) {}
+
+NeedleSearch::NeedleSearch(std::vector<Needle> needles) : filter_(65536 / 64, 0) {
+  size_t shortestLong = SIZE_MAX; // of the needles of 4 bytes or more
+  for (Needle& needle : needles) {
+    const bool duplicate = std::any_of(needles_.begin(), needles_.end(), [&](const Needle& n) {
+      return n.text == needle.text && n.match == needle.match && n.scope == needle.scope;
+    });
+    if (needle.text.empty() || duplicate || needles_.size() >= UINT16_MAX) continue;
+    isName_.push_back(std::all_of(needle.text.begin(), needle.text.end(), isWordChar));
+    if (needle.text.size() < 4) {
+      short_.push_back(static_cast<uint16_t>(needles_.size()));
+    } else {
+      shortestLong = std::min(shortestLong, needle.text.size());
     }
-    // A handful of markers: a fast substring search each.
-    for (size_t at = text.find(needle); at != std::string_view::npos;
-         at = text.find(needle, at + needle.size())) {
-      if ((match == Match::Marker || match == Match::WordMarker) && definesName(at)) continue;
-      if (match == Match::WordMarker && !wholeWord(at, needle.size())) continue;
-      mentions.push_back(static_cast<uint32_t>(at));
+    needles_.push_back(std::move(needle));
+  }
+  // Only every stride_-th position is looked at. An occurrence of a needle of n >= 4 bytes
+  // starting at p holds a window at the first looked-at position q >= p as long as
+  // stride_ <= n - 3; that window is the needle's at offset q - p < stride_.
+  stride_ = shortestLong == SIZE_MAX ? 1 : std::min<size_t>(shortestLong - 3, 16);
+  for (size_t index = 0; index < needles_.size(); ++index) {
+    const std::string& text = needles_[index].text;
+    if (text.size() < 4) continue;
+    for (size_t offset = 0; offset < stride_; ++offset) {
+      const uint32_t window = loadWindow(text.data() + offset);
+      const uint16_t hash = hashWindow(window);
+      anchors_.push_back(
+          {hash, window, static_cast<uint16_t>(index), static_cast<uint16_t>(offset)});
+      filter_[hash / 64] |= uint64_t{1} << (hash % 64);
     }
   }
-  if (!words.empty()) {
-    // Many names (summarised functions): one pass over the identifiers of the text.
-    for (size_t at = 0; at < text.size();) {
-      if (!isWordChar(text[at])) {
-        ++at;
-        continue;
+  std::sort(anchors_.begin(), anchors_.end());
+}
+
+bool NeedleSearch::matches(std::string_view text, size_t at, const Needle& needle,
+                           bool isName) const {
+  if (text.compare(at, needle.text.size(), needle.text) != 0) return false;
+  const bool words = needle.match == Match::Word || needle.match == Match::Use ||
+                     needle.match == Match::WordMarker;
+  // Names match only as whole identifiers (a needle with other characters, `.eval(`, matches
+  // anywhere).
+  if (words && isName) {
+    const size_t end = at + needle.text.size();
+    if ((at > 0 && isWordChar(text[at - 1])) || (end < text.size() && isWordChar(text[end]))) {
+      return false;
+    }
+  }
+  switch (needle.match) {
+  case Match::Substring:
+  case Match::Word: return true;
+  case Match::Marker:
+  case Match::WordMarker: return !definesName(text, at);
+  case Match::Use: return mayCall(text, at);
+  }
+  return true;
+}
+
+std::vector<Mention> NeedleSearch::find(std::string_view text) const {
+  std::vector<Mention> mentions;
+  if (needles_.empty()) return mentions;
+  const size_t size = text.size();
+  if (!anchors_.empty() && size >= 4) {
+    for (size_t at = 0; at + 4 <= size; at += stride_) {
+      const uint32_t window = loadWindow(text.data() + at);
+      const uint16_t hash = hashWindow(window);
+      if ((filter_[hash / 64] >> (hash % 64) & 1) == 0) continue;
+      const Anchor key{hash, 0, 0, 0};
+      for (auto anchor = std::lower_bound(anchors_.begin(), anchors_.end(), key);
+           anchor != anchors_.end() && anchor->hash == hash; ++anchor) {
+        if (anchor->window != window || anchor->offset > at) continue;
+        const size_t start = at - anchor->offset;
+        const Needle& needle = needles_[anchor->needle];
+        // A long needle can show a window at two looked-at positions: report it once.
+        if (!mentions.empty() && mentions.back().at == start) continue;
+        if (matches(text, start, needle, isName_[anchor->needle])) {
+          mentions.push_back({static_cast<uint32_t>(start), needle.scope});
+        }
       }
-      const size_t start = at;
-      while (at < text.size() && isWordChar(text[at])) ++at;
-      const size_t length = at - start;
-      if (length >= shortest && length <= longest && words.count(text.substr(start, length)) &&
-          (match != Match::Use || !cannotCall(start))) {
-        mentions.push_back(static_cast<uint32_t>(start));
+    }
+  }
+  for (const uint16_t index : short_) {
+    const Needle& needle = needles_[index];
+    for (size_t at = text.find(needle.text); at != std::string_view::npos;
+         at = text.find(needle.text, at + 1)) {
+      if (matches(text, at, needle, isName_[index])) {
+        mentions.push_back({static_cast<uint32_t>(at), needle.scope});
       }
     }
   }
   return mentions;
 }
 
-bool chooseMentioned(const ChunkLayout& layout, const std::vector<uint32_t>& mentions,
-                     std::vector<bool>& chosen, ClassScope scope) {
+std::vector<Mention> findMentions(std::string_view text, const std::vector<std::string>& needles,
+                                  Match match) {
+  return NeedleSearch(needles, match).find(text);
+}
+
+bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
+                     std::vector<bool>& chosen) {
   const std::vector<SourceChunk>& chunks = layout.chunks;
   const std::vector<ByteRange>& inert = layout.inert;
   bool marked = false;
@@ -292,42 +394,49 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<uint32_t>& men
       marked = true;
     }
   };
+  // A class's chunks: its header and every member, nested classes' members included.
   auto markClass = [&](size_t header) {
     for (size_t i = header; i < chunks[header].membersEnd; ++i) mark(i);
   };
-  for (uint32_t at : mentions) {
+  // A member is parsed inside its class: the headers of every class around it.
+  auto markHeaders = [&](int32_t header) {
+    for (; header >= 0; header = chunks[static_cast<size_t>(header)].header) {
+      mark(static_cast<size_t>(header));
+    }
+  };
+  for (const Mention& mention : mentions) {
+    const uint32_t at = mention.at;
     // Both lists are sorted and mentions are few: a binary search each.
     auto after = std::upper_bound(inert.begin(), inert.end(), at,
                                   [](uint32_t byte, const ByteRange& r) { return byte < r.start; });
     if (after != inert.begin() && at < std::prev(after)->end) continue;
-    auto chunk = std::upper_bound(chunks.begin(), chunks.end(), at,
-                                  [](uint32_t byte, const SourceChunk& c) { return byte < c.start; });
+    auto chunk = std::upper_bound(
+        chunks.begin(), chunks.end(), at,
+        [](uint32_t byte, const SourceChunk& c) { return byte < c.start; });
     if (chunk == chunks.begin()) continue; // before the first statement: a blank line
     const size_t index = static_cast<size_t>(std::prev(chunk) - chunks.begin());
     const SourceChunk& found = chunks[index];
     if (found.membersEnd > 0) {
-      markClass(index); // the header: decorators or bases apply to every member
-    } else if (found.header >= 0) {
-      if (scope == ClassScope::WholeClass) {
-        markClass(static_cast<size_t>(found.header));
-      } else {
-        mark(index);
-        mark(static_cast<size_t>(found.header));
-      }
+      markClass(index); // a header: decorators or bases apply to every member
+      markHeaders(found.header);
+    } else if (found.header >= 0 && mention.scope == ClassScope::WholeClass) {
+      markClass(static_cast<size_t>(found.header));
+      markHeaders(chunks[static_cast<size_t>(found.header)].header);
     } else {
       mark(index);
+      markHeaders(found.header);
     }
   }
   return marked;
 }
 
 bool chooseChunks(std::string_view text, const ChunkLayout& layout,
-                  const std::vector<std::string>& needles, std::vector<bool>& chosen, Match match,
-                  ClassScope scope) {
-  return chooseMentioned(layout, findMentions(text, needles, match), chosen, scope);
+                  const std::vector<std::string>& needles, std::vector<bool>& chosen, Match match) {
+  return chooseMentioned(layout, NeedleSearch(needles, match).find(text), chosen);
 }
 
-std::vector<std::string> importAliases(std::string_view text, const std::vector<SourceChunk>& chunks,
+std::vector<std::string> importAliases(std::string_view text,
+                                       const std::vector<SourceChunk>& chunks,
                                        const std::vector<std::string>& needles) {
   std::vector<std::string> aliases;
   for (const SourceChunk& chunk : chunks) {

@@ -45,7 +45,8 @@ std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentSt
 
 // Names bound by `import x as NAME` / `from m import x as NAME` where the imported name
 // contains one of `needles`: calls through the alias mention only NAME.
-std::vector<std::string> importAliases(std::string_view text, const std::vector<SourceChunk>& chunks,
+std::vector<std::string> importAliases(std::string_view text,
+                                       const std::vector<SourceChunk>& chunks,
                                        const std::vector<std::string>& needles);
 
 enum class Match : uint8_t {
@@ -57,27 +58,72 @@ enum class Match : uint8_t {
   Use, // like Word, but not where no call can resolve to the name: after `def`, or `).NAME`
 };
 
-// Where `needles` occur in `text` (byte offsets, ascending for each needle), before comments and
-// strings are known: a file with no mention is never split into chunks.
-std::vector<uint32_t> findMentions(std::string_view text, const std::vector<std::string>& needles,
-                                   Match match);
-
 // How a mention inside a member of a split class chooses chunks.
 enum class ClassScope : uint8_t {
   Member,    // the member and its class header
   WholeClass // every member too (rules that follow `self.attr` from method to method)
 };
 
+struct Needle {
+  std::string text;
+  Match match = Match::Substring;
+  ClassScope scope = ClassScope::Member;
+};
+
+struct Mention {
+  uint32_t at = 0; // byte offset
+  ClassScope scope = ClassScope::Member;
+};
+
+// A set of needles compiled for one pass over a text, whatever their number: only every s-th
+// position is looked at (s: the shortest needle's length - 3), and a 64 Ki-bit filter of the
+// hashes of each needle's first s 4-byte windows rejects almost all of them with one lookup.
+// Build it once per set and search every file with it.
+class NeedleSearch {
+public:
+  explicit NeedleSearch(std::vector<Needle> needles);
+  NeedleSearch(const std::vector<std::string>& needles, Match match);
+  // Where the needles occur in `text`, in order, before comments and strings are known: a file
+  // with no mention is never split into chunks.
+  std::vector<Mention> find(std::string_view text) const;
+  bool empty() const { return needles_.empty(); }
+
+private:
+  struct Anchor {
+    uint16_t hash;
+    uint32_t window;  // the 4 bytes
+    uint16_t needle;  // index into needles_
+    uint16_t offset;  // of the window in the needle
+    bool operator<(const Anchor& other) const { return hash < other.hash; }
+  };
+  bool matches(std::string_view text, size_t at, const Needle& needle, bool isName) const;
+
+  std::vector<Needle> needles_;
+  std::vector<bool> isName_;        // all identifier characters
+  std::vector<uint16_t> short_;     // needles under 4 bytes: searched one by one
+  std::vector<Anchor> anchors_;     // sorted by hash
+  std::vector<uint64_t> filter_;    // 65,536 bits, one per anchor hash
+  size_t stride_ = 1;               // positions looked at: every stride_-th
+};
+
+// Whether a call can resolve to the name at `at` (Match::Use): not after `def`, nor an attribute
+// of a call or subscript (`super().NAME`).
+bool mayCall(std::string_view text, size_t at);
+
+// NeedleSearch(needles, match).find(text), for one-off searches.
+std::vector<Mention> findMentions(std::string_view text, const std::vector<std::string>& needles,
+                                  Match match);
+
 // Marks the chunks holding one of `mentions` outside comments and strings (`chosen` has one flag
 // per chunk and keeps earlier marks). A mention in a class header chooses the whole class.
 // Returns true when a chunk was newly marked.
-bool chooseMentioned(const ChunkLayout& layout, const std::vector<uint32_t>& mentions,
-                     std::vector<bool>& chosen, ClassScope scope = ClassScope::Member);
+bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
+                     std::vector<bool>& chosen);
 
 // findMentions and chooseMentioned in one call.
 bool chooseChunks(std::string_view text, const ChunkLayout& layout,
                   const std::vector<std::string>& needles, std::vector<bool>& chosen,
-                  Match match = Match::Substring, ClassScope scope = ClassScope::Member);
+                  Match match = Match::Substring);
 
 // The byte ranges worth parsing: the chosen chunks plus every import, merged where adjacent.
 // Empty when no chunk is chosen.
