@@ -14,8 +14,9 @@ import sys
 
 
 def findings(gradlint, paths, extra, full):
+    selection = [] if "--select" in extra else ["--select", "ALL", "--preview"]
     command = [gradlint, "check", "--no-cache", "--exit-zero", "--output-format", "json",
-               "--select", "ALL", "--preview", *extra, *paths]
+               *selection, *extra, *paths]
     if full:
         command.insert(2, "--no-prefilter")
     run = subprocess.run(command, capture_output=True, text=True)

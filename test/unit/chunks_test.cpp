@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace gradlint::python {
@@ -131,6 +132,125 @@ TEST(Chunks, RelevantRangesKeepModuleCodeAndMentioningDefinitions) {
   std::vector<bool> none(chunks.size(), false);
   EXPECT_FALSE(chooseChunks(text, layout, {"backward"}, none));
   EXPECT_TRUE(chosenRanges(chunks, none).empty());
+}
+
+// Class splitting: the header, then one chunk per member (decorators with their def), nested
+// classes split in turn.
+TEST(Chunks, ClassesSplitIntoHeaderAndMembers) {
+  const std::string text = "@dataclass\nclass A(Base):\n    '''doc'''\n    x = 1\n"
+                           "    @property\n    def p(self):\n        return 1\n\n"
+                           "    class B:\n        def q(self):\n            pass\n"
+                           "        def r(self):\n            pass\n"
+                           "    def s(self):\n        pass\n"
+                           "y = 2\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  const auto& chunks = layout.chunks;
+  std::vector<std::string> pieces;
+  for (const SourceChunk& chunk : chunks) {
+    pieces.push_back(std::to_string(chunk.header) + ":" +
+                     text.substr(chunk.start, chunk.end - chunk.start));
+  }
+  EXPECT_EQ(pieces, (std::vector<std::string>{
+                        "-1:@dataclass\nclass A(Base):\n",
+                        "0:    '''doc'''\n",
+                        "0:    x = 1\n",
+                        "0:    @property\n    def p(self):\n        return 1\n\n",
+                        "0:    class B:\n",
+                        "4:        def q(self):\n            pass\n",
+                        "4:        def r(self):\n            pass\n",
+                        "0:    def s(self):\n        pass\n",
+                        "-1:y = 2\n",
+                    }));
+  EXPECT_EQ(chunks[0].membersEnd, 8u);
+  EXPECT_EQ(chunks[4].membersEnd, 7u);
+  // Without splitting, the class is one chunk.
+  EXPECT_EQ(splitTopLevel(text, 0).size(), 2u);
+}
+
+TEST(Chunks, MentionInAMemberChoosesItAndEveryHeaderAroundIt) {
+  const std::string text = "class A:\n    def a(self):\n        pass\n"
+                           "    class B:\n        def b(self):\n            torch.no_grad()\n"
+                           "        def c(self):\n            pass\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 5u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, layout, {"no_grad"}, chosen, Match::Marker));
+  EXPECT_EQ(chosen, (std::vector<bool>{true, false, true, true, false}));
+  const auto ranges = chosenRanges(layout.chunks, chosen);
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(text.substr(ranges[0].start, ranges[0].end - ranges[0].start), "class A:\n");
+  EXPECT_TRUE(text.substr(ranges[1].start).starts_with("    class B:\n        def b(self):"));
+  // A rule that follows `self.attr` across methods takes the whole class the mention is in.
+  std::vector<bool> whole(layout.chunks.size(), false);
+  const auto at = static_cast<uint32_t>(text.find("no_grad"));
+  chooseMentioned(layout, {{at, ClassScope::WholeClass}}, whole);
+  EXPECT_EQ(whole, (std::vector<bool>{true, false, true, true, true}));
+  // A mention in a header (a base class, a decorator) takes the whole class.
+  const std::string decorated = "@torch.no_grad()\nclass C:\n    def a(self):\n        pass\n"
+                                "    def b(self):\n        pass\n";
+  const ChunkLayout decoratedLayout = scanChunks(decorated, 0, true);
+  std::vector<bool> all(decoratedLayout.chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(decorated, decoratedLayout, {"no_grad"}, all, Match::Marker));
+  EXPECT_EQ(all, (std::vector<bool>{true, true, true}));
+}
+
+TEST(Chunks, MentionsInCommentsAndStringsDoNotCount) {
+  const std::string text = "def a():\n    '''Runs under torch.no_grad().'''\n"
+                           "def b():\n    x = 1  # not torch.no_grad()\n"
+                           "def c():\n    s = \"no_grad\"\n"
+                           "def d():\n    s = f\"{torch.no_grad()}\"\n"
+                           "def e():\n    torch.no_grad()\n";
+  const ChunkLayout layout = scanChunks(text, 0, false);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  EXPECT_TRUE(chooseChunks(text, layout, {"no_grad"}, chosen, Match::Marker));
+  // An f-string's braces hold code: `d` counts.
+  EXPECT_EQ(chosen, (std::vector<bool>{false, false, false, true, true}));
+}
+
+TEST(Chunks, ImportsNeedTheKeyword) {
+  const std::string text = "x = 1  # imported elsewhere\nfrom a import b\ny = 'import z'\n"
+                           "try:\n    import numpy\nexcept ImportError:\n    pass\n"
+                           "important = 3\n";
+  const auto chunks = splitTopLevel(text, 0);
+  std::vector<bool> imports;
+  for (const SourceChunk& chunk : chunks) imports.push_back(chunk.imports);
+  EXPECT_EQ(imports, (std::vector<bool>{false, true, false, true, false}));
+}
+
+// NeedleSearch looks at every k-th position only: it must still find every occurrence of every
+// needle, at every alignment, as a plain search does.
+TEST(Chunks, NeedleSearchFindsWhatAPlainSearchFinds) {
+  const std::vector<std::string> needles{"no_grad", "backward", ".eval(", "grad_enabled",
+                                         "ab",      "optimizer_step_with_a_long_name"};
+  std::string text;
+  for (size_t i = 0; i < 200; ++i) {
+    text += std::string(i % 13, ' ') + needles[i % needles.size()];
+    text += i % 3 == 0 ? "\n" : "x";
+  }
+  std::vector<uint32_t> expected;
+  for (const std::string& needle : needles) {
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+      expected.push_back(static_cast<uint32_t>(at));
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  std::vector<uint32_t> found;
+  for (const Mention& mention : findMentions(text, needles, Match::Substring)) {
+    found.push_back(mention.at);
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  EXPECT_EQ(found, expected);
+}
+
+TEST(Chunks, WordMarkersMatchWholeIdentifiersOnly) {
+  const std::string text = "loss.backward()\n_backward_hooks = 1\nmanual_backward(x)\n"
+                           "def backward(ctx, g):\n    pass\n";
+  std::vector<uint32_t> found;
+  for (const Mention& mention : findMentions(text, {"backward"}, Match::WordMarker)) {
+    found.push_back(mention.at);
+  }
+  EXPECT_EQ(found, (std::vector<uint32_t>{5}));
 }
 
 } // namespace
