@@ -2,6 +2,8 @@
 
 #include <git2.h>
 
+#include <cstdlib>
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -19,10 +21,10 @@ namespace {
 // negations, info/exclude, core.excludesFile), so we do not re-implement them.
 class GitIgnore {
 public:
-  GitIgnore() { git_libgit2_init(); }
+  GitIgnore() = default;
   ~GitIgnore() {
     for (auto& [root, repo] : repos_) git_repository_free(repo);
-    git_libgit2_shutdown();
+    if (initialised_) git_libgit2_shutdown();
   }
   GitIgnore(const GitIgnore&) = delete;
   GitIgnore& operator=(const GitIgnore&) = delete;
@@ -45,8 +47,32 @@ public:
 private:
   git_repository* repositoryFor(const fs::path& directory) {
     std::error_code ec;
-    const std::string key = fs::absolute(directory, ec).string();
+    const fs::path absolute = fs::absolute(directory, ec);
+    const std::string key = absolute.string();
     if (auto it = lookups_.find(key); it != lookups_.end()) return it->second;
+    // Below a folder already looked up, only a `.git` of its own can change the answer: one
+    // stat instead of libgit2's walk up to the file system root for every folder.
+    if (auto parent = lookups_.find(absolute.parent_path().string());
+        parent != lookups_.end() && absolute.has_relative_path() &&
+        !fs::exists(absolute / ".git", ec)) {
+      lookups_[key] = parent->second;
+      return parent->second;
+    }
+    // Starting libgit2 costs milliseconds (it loads the system's certificates): only when a
+    // `.git` above the folder makes a repository possible.
+    if (!initialised_) {
+      bool found = false;
+      for (fs::path at = absolute; !found; at = at.parent_path()) {
+        found = fs::exists(at / ".git", ec);
+        if (at == at.parent_path()) break;
+      }
+      if (!found && std::getenv("GIT_DIR") == nullptr) {
+        lookups_[key] = nullptr;
+        return nullptr;
+      }
+      git_libgit2_init();
+      initialised_ = true;
+    }
     git_buf root = GIT_BUF_INIT;
     git_repository* repo = nullptr;
     if (git_repository_discover(&root, key.c_str(), 0, nullptr) == 0) {
@@ -64,6 +90,7 @@ private:
     return repo;
   }
 
+  bool initialised_ = false; // git_libgit2_init() was called
   std::unordered_map<std::string, git_repository*> repos_;   // owned
   std::unordered_map<std::string, git_repository*> lookups_; // directory -> repo (or null)
 };
@@ -103,31 +130,49 @@ public:
   SourceFileRef describe(const std::string& displayPath) {
     SourceFileRef ref;
     ref.path = displayPath;
-    std::error_code ec;
-    fs::path path = fs::absolute(fs::path(displayPath), ec).lexically_normal();
+    const fs::path path(displayPath);
     const std::string stem = path.stem().string();
     ref.isPackageInit = stem == "__init__";
-    fs::path directory = path.parent_path();
-    ref.inPackage = hasInit(directory);
-    std::vector<std::string> parts;
-    if (!ref.isPackageInit) parts.push_back(stem);
-    if (ref.inPackage) {
-      // Walk up while folders are packages: pkg/sub/mod.py -> pkg.sub.mod
-      for (fs::path at = directory; !at.empty() && hasInit(at); at = at.parent_path()) {
-        parts.push_back(at.filename().string());
-        if (at == at.parent_path()) break;
-      }
-    }
-    std::reverse(parts.begin(), parts.end());
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (i > 0) ref.moduleName += '.';
-      ref.moduleName += parts[i];
+    // Every file of a folder shares its package prefix: worked out once per folder.
+    const Package& package = packageOf(path.parent_path().string());
+    ref.inPackage = package.inPackage;
+    ref.moduleName = package.prefix;
+    if (!ref.isPackageInit) {
+      if (!ref.moduleName.empty()) ref.moduleName += '.';
+      ref.moduleName += stem;
     }
     return ref;
   }
 
 private:
+  struct Package {
+    bool inPackage = false;
+    std::string prefix; // pkg.sub for pkg/sub/ (both with __init__.py); empty outside packages
+  };
+
+  const Package& packageOf(const std::string& folder) {
+    if (auto it = packages_.find(folder); it != packages_.end()) return it->second;
+    Package package;
+    std::error_code ec;
+    const fs::path directory =
+        fs::absolute(folder.empty() ? fs::path(".") : fs::path(folder), ec).lexically_normal();
+    // Walk up while folders are packages: pkg/sub/mod.py -> pkg.sub.mod
+    std::vector<std::string> parts;
+    for (fs::path at = directory; !at.empty() && hasInit(at); at = at.parent_path()) {
+      package.inPackage = true;
+      parts.push_back(at.filename().string());
+      if (at == at.parent_path()) break;
+    }
+    std::reverse(parts.begin(), parts.end());
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0) package.prefix += '.';
+      package.prefix += parts[i];
+    }
+    return packages_.emplace(folder, std::move(package)).first->second;
+  }
+
   std::unordered_map<std::string, bool> cache_;
+  std::unordered_map<std::string, Package> packages_; // by folder as written
 };
 
 // A file named on the command line, with --force-exclude: excluded when it or one of the

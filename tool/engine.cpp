@@ -5,6 +5,7 @@
 #include "checkers/python/frontend.h"
 #include "rules/grad_mode_api.h"
 #include "rules/rule.h"
+#include "tool/read_file.h"
 #include "tool/test_hooks.h"
 #ifdef GRADLINT_WITH_CPP
 #include "checkers/cpp/frontend.h"
@@ -13,13 +14,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <thread>
 #include <unordered_set>
 
@@ -75,19 +73,9 @@ struct FileState {
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
   deleteBeforeReadHook(path);
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) {
-    error = path + ": cannot read: " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  if (stream.bad()) {
-    error = path + ": read failed: " + std::strerror(errno);
-    return false;
-  }
-  out = std::move(buffer).str();
-  return true;
+  if (readWholeFile(path, out, error)) return true;
+  error = path + ": " + error;
+  return false;
 }
 
 // The qualified name of the innermost function, lambda or class containing `byte`.

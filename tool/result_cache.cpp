@@ -1,4 +1,5 @@
 #include "tool/result_cache.h"
+#include "tool/read_file.h"
 
 #include "tool/test_hooks.h"
 
@@ -193,13 +194,8 @@ std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& opt
 }
 
 bool readWhole(const std::filesystem::path& path, std::string& out) {
-  std::ifstream stream(path, std::ios::binary);
-  if (!stream) return false;
-  std::ostringstream buffer;
-  buffer << stream.rdbuf();
-  if (stream.bad()) return false;
-  out = std::move(buffer).str();
-  return true;
+  std::string error;
+  return readWholeFile(path.string(), out, error);
 }
 
 // A folder only gradlint writes to: git and backup tools leave it alone.
