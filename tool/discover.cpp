@@ -240,31 +240,35 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
     while (!pending.empty()) {
       const fs::path directory = std::move(pending.back());
       pending.pop_back();
-      std::vector<fs::path> entries;
+      std::vector<fs::directory_entry> entries;
       // An unreadable folder is an error the user must hear about, not an empty one.
       fs::directory_iterator it(directory, ec);
       if (ec) {
         result.errors.push_back(directory.generic_string() + ": " + ec.message());
         continue;
       }
-      for (const fs::directory_entry& entry : it) entries.push_back(entry.path());
+      for (const fs::directory_entry& entry : it) entries.push_back(entry);
       std::sort(entries.begin(), entries.end());
       for (auto at = entries.rbegin(); at != entries.rend(); ++at) {
-        const fs::path& path = *at;
+        const fs::path& path = at->path();
         std::error_code entryError;
-        const fs::file_status entryStatus = fs::symlink_status(path, entryError);
+        // The entry's type comes from the folder listing (d_type) where the file system gives
+        // it: no stat per entry of a large tree.
+        const bool symlink = at->is_symlink(entryError);
         if (entryError) continue;
-        if (fs::is_directory(entryStatus)) {
+        const bool isFolder = !symlink && at->is_directory(entryError);
+        if (entryError) continue;
+        if (isFolder) {
           if (isSkippedDirectory(path) || matchesAny(options.excludes, path)) continue;
           if (options.isExcluded && options.isExcluded(path, true)) continue;
           if (options.respectGitignore && gitIgnore.ignored(path, true)) continue;
           pending.push_back(path);
         } else if (isPythonPath(path.filename().string()) ||
                    (options.includeCppSources && isCppSourcePath(path.filename().string()))) {
-          if (fs::is_symlink(entryStatus)) {
+          if (symlink) {
             const fs::file_status target = fs::status(path, entryError);
             if (entryError || !fs::is_regular_file(target)) continue;
-          } else if (!fs::is_regular_file(entryStatus)) {
+          } else if (!at->is_regular_file(entryError)) {
             // FIFOs, sockets and devices are never read: a FIFO would block the run forever.
             std::string display = path.generic_string();
             if (display.starts_with("./")) display = display.substr(2);

@@ -13,9 +13,11 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef GRADLINT_VERSION
@@ -28,7 +30,7 @@ namespace {
 using nlohmann::json;
 
 // Bumped whenever the entry layout changes; old entries are then misses.
-constexpr int kEntryFormat = 1;
+constexpr int kEntryFormat = 2;
 
 // Accumulates the parts of a key, each length-prefixed so that ("ab","c") != ("a","bc").
 class KeyHasher {
@@ -114,6 +116,57 @@ Diagnostic diagnosticFromJson(const json& j) {
     }
   }
   return d;
+}
+
+// What stat(2) says about a file. Equal stats mean unchanged contents, as git's index assumes:
+// ctime changes on every write and cannot be set back by `touch`, and the inode on a replace.
+struct FileStat {
+  int64_t size = -1;
+  int64_t mtimeNs = 0;
+  int64_t ctimeNs = 0;
+  uint64_t inode = 0;
+  uint64_t device = 0;
+  bool operator==(const FileStat&) const = default;
+};
+
+std::optional<FileStat> statFile(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+  FileStat out;
+  out.size = info.st_size;
+  out.mtimeNs = int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec;
+  out.ctimeNs = int64_t{info.st_ctim.tv_sec} * 1'000'000'000 + info.st_ctim.tv_nsec;
+  out.inode = info.st_ino;
+  out.device = info.st_dev;
+  return out;
+}
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A file changed within this long before its stat was stored may change again without its
+// timestamps moving (coarse file system clocks): its stored hash is not trusted ("racy git").
+constexpr int64_t kRacyNs = 3'000'000'000;
+
+// Per file of a run: its stat when read, and the hash of what was read.
+struct ContentMemo {
+  std::vector<std::optional<FileStat>> stats;
+  std::vector<uint64_t> hashes;
+  int64_t takenNs = 0; // when the stats were taken (before the reads)
+};
+
+json memoToJson(const std::vector<FileInput>& inputs, const ContentMemo& memo) {
+  json files = json::object();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!memo.stats[i]) continue;
+    const FileStat& st = *memo.stats[i];
+    files[inputs[i].ref.path] = {st.size,  st.mtimeNs, st.ctimeNs,
+                                 st.inode, st.device,  memo.hashes[i]};
+  }
+  return {{"taken", memo.takenNs}, {"files", std::move(files)}};
 }
 
 json resultToJson(const CheckResult& result, const std::string& contentsKey) {
@@ -251,12 +304,47 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
   for (const FileInput& input : inputs) {
     if (isCppPath(input.ref.path)) return runCheck(inputs, options);
   }
-  // Read every file here (runCheck then uses these bytes) and hash its contents.
-  std::vector<uint64_t> contentHashes(inputs.size());
+  const std::string name = "run-" + runKey(inputs, options) + ".json";
+  std::optional<json> entry;
+  std::string stored;
+  if (readWhole(cacheDir / name, stored)) {
+    try {
+      entry = json::parse(stored);
+    } catch (const json::exception&) {
+      // A truncated or corrupted entry is a miss; the run below replaces it.
+    }
+  }
+  // The stored stats and hashes of the last run over these files: a file whose stat is
+  // unchanged (and was not changed just before it was read) keeps its hash without a read.
+  std::unordered_map<std::string, std::pair<FileStat, uint64_t>> remembered;
+  try {
+    if (entry && entry->is_object() && entry->value("format", 0) == kEntryFormat) {
+      const json& memo = entry->at("memo");
+      const int64_t taken = memo.at("taken").get<int64_t>();
+      for (const auto& [path, row] : memo.at("files").items()) {
+        const FileStat st{row.at(0).get<int64_t>(), row.at(1).get<int64_t>(),
+                          row.at(2).get<int64_t>(), row.at(3).get<uint64_t>(),
+                          row.at(4).get<uint64_t>()};
+        if (st.ctimeNs < taken - kRacyNs && st.mtimeNs < taken - kRacyNs) {
+          remembered.emplace(path, std::make_pair(st, row.at(5).get<uint64_t>()));
+        }
+      }
+    }
+  } catch (const json::exception&) {
+    remembered.clear();
+  }
+
+  // Hash every file's contents: from the memo where its stat is unchanged, else read (runCheck
+  // then uses these bytes).
+  ContentMemo memo;
+  memo.takenNs = nowNs();
+  memo.stats.resize(inputs.size());
+  memo.hashes.resize(inputs.size());
   std::atomic<bool> unreadable{false};
-  parallelFor(inputs.size(), options.threads, [&](size_t i) {
+  auto readAndHash = [&](size_t i) {
     FileInput& input = inputs[i];
     if (!input.contents) {
+      memo.stats[i] = statFile(input.ref.path); // before the read: a later write changes it
       std::string bytes;
       deleteBeforeReadHook(input.ref.path);
       if (!readWhole(input.ref.path, bytes)) {
@@ -265,32 +353,73 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
       }
       input.contents = std::move(bytes);
     }
-    contentHashes[i] = XXH3_64bits(input.contents->data(), input.contents->size());
+    memo.hashes[i] = XXH3_64bits(input.contents->data(), input.contents->size());
+  };
+  parallelFor(inputs.size(), options.threads, [&](size_t i) {
+    const FileInput& input = inputs[i];
+    if (!input.contents) {
+      if (auto known = remembered.find(input.ref.path); known != remembered.end()) {
+        if (const std::optional<FileStat> st = statFile(input.ref.path);
+            st && *st == known->second.first) {
+          memo.stats[i] = st;
+          memo.hashes[i] = known->second.second;
+          return;
+        }
+      }
+    }
+    readAndHash(i);
   });
   if (unreadable) return runCheck(inputs, options);
+  auto contentsKey = [&] {
+    KeyHasher contents;
+    for (uint64_t hash : memo.hashes) contents.add(hash);
+    return contents.hex();
+  };
 
-  const std::string name = "run-" + runKey(inputs, options) + ".json";
-  KeyHasher contents;
-  for (uint64_t hash : contentHashes) contents.add(hash);
-  const std::string contentsKey = contents.hex();
-
-  std::string stored;
-  if (readWhole(cacheDir / name, stored)) {
+  if (entry) {
     try {
-      const json entry = json::parse(stored);
-      if (std::optional<CheckResult> hit = resultFromJson(entry, contentsKey, inputs)) {
-        return std::move(*hit);
+      // Findings are shown with their source lines: read the files that have any.
+      std::unordered_map<std::string_view, size_t> byPath;
+      for (size_t i = 0; i < inputs.size(); ++i) byPath.emplace(inputs[i].ref.path, i);
+      bool readable = entry->value("contents", "") == contentsKey();
+      if (readable) {
+        for (const json& file : entry->at("files")) {
+          const auto found = byPath.find(file.at("path").get<std::string>());
+          if (found == byPath.end()) break;
+          FileInput& input = inputs[found->second];
+          std::string error;
+          std::string bytes;
+          if (!input.contents && !(readWholeFile(input.ref.path, bytes, error) &&
+                                   XXH3_64bits(bytes.data(), bytes.size()) ==
+                                       memo.hashes[found->second])) {
+            readable = false; // changed since its stat: analyse again
+            break;
+          }
+          if (!input.contents) input.contents = std::move(bytes);
+        }
+      }
+      if (readable) {
+        if (std::optional<CheckResult> hit = resultFromJson(*entry, contentsKey(), inputs)) {
+          return std::move(*hit);
+        }
       }
     } catch (const json::exception&) {
-      // A truncated or corrupted entry is a miss; the run below replaces it.
+      // A malformed entry is a miss.
     }
   }
 
+  // A miss: analyse the bytes that were hashed, so the stored hashes describe them.
+  parallelFor(inputs.size(), options.threads, [&](size_t i) {
+    if (!inputs[i].contents) readAndHash(i);
+  });
+  if (unreadable) return runCheck(inputs, options);
   CheckResult result = runCheck(inputs, options);
   if (!result.errors.empty()) return result; // an I/O error is not a result to repeat
   std::string text;
   try {
-    text = resultToJson(result, contentsKey).dump();
+    json fresh = resultToJson(result, contentsKey());
+    fresh["memo"] = memoToJson(inputs, memo);
+    text = fresh.dump();
   } catch (const json::exception&) {
     return result; // text that is not UTF-8 in a message: not stored, still correct
   }
