@@ -394,8 +394,13 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& ment
       marked = true;
     }
   };
-  // A class's chunks: its header and every member, nested classes' members included.
+  // A class's chunks: its header and every member, nested classes' members included. Each
+  // class once per call: many mentions in one class must not cost members x mentions.
+  std::vector<bool> classMarked;
   auto markClass = [&](size_t header) {
+    if (classMarked.empty()) classMarked.assign(chunks.size(), false);
+    if (classMarked[header]) return;
+    classMarked[header] = true;
     for (size_t i = header; i < chunks[header].membersEnd; ++i) mark(i);
   };
   // A member is parsed inside its class: the headers of every class around it.
