@@ -131,7 +131,8 @@ void lowerFile(FileState& state, const CheckOptions& options) {
     return;
   }
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
-  state.lowered = python::analyzePythonFile(*state.source, context, state.ranges);
+  state.lowered =
+      python::analyzePythonFile(*state.source, context, state.ranges, state.input->parseMemo.get());
 }
 
 // Python: parse only the chunks that mention a needle (plus every import). The file is split

@@ -251,7 +251,7 @@ int runCheckCommand(const CheckArgs& args) {
       for (const std::string& warning : found.warnings) {
         std::cerr << "gradlint: warning: " << warning << '\n';
       }
-      for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt, {}});
+      for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt, {}, nullptr});
     }
     // Each file runs the rules its nearest configuration and the command line select.
     for (FileInput& input : inputs) {

@@ -46,7 +46,7 @@ public:
   // Parses the given byte ranges of `bytes` (the file's text, or a same-length normalised
   // copy) as one document, keeping positions relative to the whole file.
   TSTree* parse(const SourceText& source, std::string_view bytes,
-                const std::vector<ByteRange>& ranges) {
+                const std::vector<ByteRange>& ranges, const TSTree* oldTree = nullptr) {
     std::vector<TSRange> included;
     included.reserve(ranges.size());
     for (const ByteRange& r : ranges) {
@@ -65,7 +65,7 @@ public:
       ts_parser_set_included_ranges(parser_, included.data(),
                                     static_cast<uint32_t>(included.size()));
     }
-    TSTree* tree = ts_parser_parse_string(parser_, nullptr, bytes.data(),
+    TSTree* tree = ts_parser_parse_string(parser_, oldTree, bytes.data(),
                                           static_cast<uint32_t>(bytes.size()));
     if (!whole) ts_parser_set_included_ranges(parser_, nullptr, 0);
     return tree;
@@ -171,7 +171,51 @@ std::optional<Diagnostic> wideIndentDiagnostic(const SourceText& source) {
   return std::nullopt;
 }
 
+// The row and byte column reached after `text` (rows end at \n, as tree-sitter counts them).
+TSPoint pointAfter(std::string_view text) {
+  const size_t lastNewline = text.rfind('\n');
+  const auto rows = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
+  const auto column = static_cast<uint32_t>(
+      lastNewline == std::string_view::npos ? text.size() : text.size() - lastNewline - 1);
+  return TSPoint{rows, column};
+}
+
 } // namespace
+
+ParseMemo::~ParseMemo() {
+  if (tree_ != nullptr) ts_tree_delete(tree_);
+}
+
+TSTree* ParseMemo::editedFor(std::string_view text) const {
+  if (tree_ == nullptr) return nullptr;
+  // One edit covering everything between the common prefix and the common suffix.
+  const std::string_view old = text_;
+  size_t prefix = 0;
+  const size_t shorter = std::min(old.size(), text.size());
+  while (prefix < shorter && old[prefix] == text[prefix]) ++prefix;
+  size_t suffix = 0;
+  while (suffix < shorter - prefix &&
+         old[old.size() - 1 - suffix] == text[text.size() - 1 - suffix]) {
+    ++suffix;
+  }
+  TSTree* tree = ts_tree_copy(tree_);
+  if (prefix == old.size() && prefix == text.size()) return tree; // the same text
+  TSInputEdit edit{};
+  edit.start_byte = static_cast<uint32_t>(prefix);
+  edit.old_end_byte = static_cast<uint32_t>(old.size() - suffix);
+  edit.new_end_byte = static_cast<uint32_t>(text.size() - suffix);
+  edit.start_point = pointAfter(text.substr(0, prefix));
+  edit.old_end_point = pointAfter(old.substr(0, edit.old_end_byte));
+  edit.new_end_point = pointAfter(text.substr(0, edit.new_end_byte));
+  ts_tree_edit(tree, &edit);
+  return tree;
+}
+
+void ParseMemo::remember(std::string_view text, const TSTree* tree) {
+  if (tree_ != nullptr) ts_tree_delete(tree_);
+  tree_ = tree == nullptr ? nullptr : ts_tree_copy(tree);
+  text_.assign(text);
+}
 
 bool parseOnly(const SourceText& source) {
   const std::vector<ByteRange> whole{
@@ -204,7 +248,7 @@ std::string_view parseableText(const std::string& bytes, std::string& normalised
 } // namespace
 
 PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context,
-                                   const std::vector<ByteRange>& ranges) {
+                                   const std::vector<ByteRange>& ranges, ParseMemo* memo) {
   PythonFileResult result;
   result.module.path = source.path();
   result.module.moduleName = context.moduleName;
@@ -238,7 +282,13 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
   const std::vector<ByteRange> parsed =
       ranges.empty() ? std::vector<ByteRange>{{source.contentStart(), size}} : ranges;
   std::vector<TreePtr> trees;
-  trees.emplace_back(threadParser().parse(source, text, parsed));
+  if (memo != nullptr) {
+    TreePtr previous(memo->editedFor(text));
+    trees.emplace_back(threadParser().parse(source, text, parsed, previous.get()));
+    memo->remember(text, trees.front().get());
+  } else {
+    trees.emplace_back(threadParser().parse(source, text, parsed));
+  }
   if (!trees.front()) return result;
   const TSNode root = ts_tree_root_node(trees.front().get());
   std::vector<TSNode> roots{root};

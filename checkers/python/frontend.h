@@ -8,7 +8,10 @@
 #include "checkers/python/chunks.h"
 #include "checkers/python/source_text.h"
 
+#include <tree_sitter/api.h>
+
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gradlint::python {
@@ -30,10 +33,31 @@ struct PythonFileResult {
 // error there, and gradlint stops lowering at the same depth instead of recursing further.
 inline constexpr int kMaxBlockDepth = 100;
 
+// The last parse of a buffer that is analysed again and again (an editor's): the next parse
+// edits its tree by the difference between the two texts and reuses every unchanged subtree,
+// as tree-sitter's incremental parsing does. Not thread-safe: one analysis at a time.
+class ParseMemo {
+public:
+  ParseMemo() = default;
+  ~ParseMemo();
+  ParseMemo(const ParseMemo&) = delete;
+  ParseMemo& operator=(const ParseMemo&) = delete;
+
+  // A copy of the last tree, edited to match `text` (null when there is none yet).
+  TSTree* editedFor(std::string_view text) const;
+  void remember(std::string_view text, const TSTree* tree);
+
+private:
+  std::string text_;
+  TSTree* tree_ = nullptr;
+};
+
 // Parses and lowers `ranges` of the file (every other byte is skipped as if blank), or the whole
-// file when `ranges` is empty. Positions are always those of the whole file.
+// file when `ranges` is empty. Positions are always those of the whole file. With `memo`, the
+// parse starts from the memo's last tree and leaves its own there.
 PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context,
-                                   const std::vector<ByteRange>& ranges = {});
+                                   const std::vector<ByteRange>& ranges = {},
+                                   ParseMemo* memo = nullptr);
 
 // The bare parse, for benchmarks: parses and frees the tree.
 bool parseOnly(const SourceText& source);

@@ -52,6 +52,8 @@ inline bool isNull(TSNode node) { return ts_node_is_null(node); }
 std::vector<TSNode> children(TSNode node, bool named = true);
 
 inline std::string_view text(TSNode node, std::string_view source) {
+  // Error recovery can leave a field empty (`x.` with no attribute): a null node, no text.
+  if (ts_node_is_null(node)) return {};
   const uint32_t start = ts_node_start_byte(node);
   const uint32_t end = ts_node_end_byte(node);
   if (start >= source.size() || end > source.size() || end < start) return {};

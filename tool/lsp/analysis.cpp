@@ -56,11 +56,13 @@ CheckOptions bufferOptions() {
 // Python only: a C++ buffer would need its compile flags and seconds of Clang per edit.
 bool isCheckedPath(const std::string& path) { return isPythonPath(path); }
 
-BufferAnalysis analyseBuffer(const std::string& path, const std::string& text) {
+BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
+                             std::shared_ptr<python::ParseMemo> memo) {
   BufferAnalysis analysis;
   if (!isCheckedPath(path)) return analysis;
   std::optional<FileInput> input = bufferInput(path, text, analysis.problems);
   if (!input) return analysis;
+  input->parseMemo = std::move(memo);
   const std::vector<FileInput> inputs{std::move(*input)};
   CheckResult result = runCheck(inputs, bufferOptions());
   analysis.problems.insert(analysis.problems.end(), result.errors.begin(), result.errors.end());

@@ -5,9 +5,14 @@
 
 #include "checkers/ir/diagnostic.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace gradlint::python {
+class ParseMemo; // checkers/python/frontend.h
+} // namespace gradlint::python
 
 namespace gradlint::lsp {
 
@@ -18,7 +23,10 @@ struct BufferAnalysis {
 
 // `path` is where the buffer lives (for its settings, module name and related locations);
 // `text` its current contents. Returns nothing for a file gradlint does not check.
-BufferAnalysis analyseBuffer(const std::string& path, const std::string& text);
+// `memo`, kept by the caller per document, makes the next analysis of the same document parse
+// only what changed.
+BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
+                             std::shared_ptr<python::ParseMemo> memo = nullptr);
 
 // The text after applying every safe fix (several rounds, as `check --fix`), or nullopt when
 // no fix applies.

@@ -1,5 +1,6 @@
 #include "tool/lsp/server.h"
 
+#include "checkers/python/frontend.h"
 #include "tool/config.h"
 #include "tool/lsp/analysis.h"
 #include "tool/lsp/code_actions.h"
@@ -189,6 +190,8 @@ private:
   std::mutex mutex_; // documents_ and settingsGeneration_ between the reader and the worker
   std::map<std::string, OpenDocument> documents_;
   std::mutex analysisMutex_; // one engine run at a time
+  // Per open document (under analysisMutex_): its last parse, for incremental parsing.
+  std::map<std::string, std::shared_ptr<python::ParseMemo>> parseMemos_;
   // Last: destroyed (and its worker joined) before the state its job uses.
   AnalysisScheduler scheduler_;
 };
@@ -398,6 +401,10 @@ void LanguageServer::didChange(const json& params) {
 void LanguageServer::didClose(const json& params) {
   const std::string uri = stringMember(member(params, "textDocument"), "uri");
   scheduler_.cancel(uri);
+  {
+    std::lock_guard<std::mutex> analysisLock(analysisMutex_);
+    parseMemos_.erase(uri);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   if (documents_.erase(uri) == 0) return;
   // Clear what was shown for it (under the lock: no older analysis can publish after this).
@@ -433,7 +440,10 @@ void LanguageServer::settingsChanged() {
 
 std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocument& document) {
   std::lock_guard<std::mutex> lock(analysisMutex_);
-  return std::make_shared<const BufferAnalysis>(analyseBuffer(document.path(), document.text()));
+  std::shared_ptr<python::ParseMemo>& memo = parseMemos_[document.uri()];
+  if (!memo) memo = std::make_shared<python::ParseMemo>();
+  return std::make_shared<const BufferAnalysis>(
+      analyseBuffer(document.path(), document.text(), memo));
 }
 
 LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {

@@ -1,0 +1,118 @@
+"""Random edits through `gradlint server` (incremental parsing: each parse reuses the last tree
+of the document) against `gradlint check` of the same text (a fresh parse): after every edit
+the published diagnostics must be the same findings (code, line, message).
+
+    incremental_edits.py GRADLINT SEED_FILE... [--edits N] [--seed S]
+
+Prints `edits: N, findings seen: M, mismatches: 0` and exits 1 on the first mismatch.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+SNIPPETS = [
+    "torch.set_grad_enabled(False)\n", "    ", "\n", "(", ")", ":", "'''", "#", "é", "x = 1\n",
+    "with torch.no_grad():\n", "def helper():\n", "class K:\n", "loss.backward()\n",
+    "    opt.step()\n", "import torch\n", "model.eval()\n", "prev = torch.is_grad_enabled()\n",
+    "try:\n", "finally:\n", "\"", "\\\n", "@torch.no_grad()\n", "return\n", "\t",
+]
+
+
+class Server:
+    def __init__(self, gradlint):
+        self.process = subprocess.Popen([gradlint, "server", "--debounce-ms", "0"],  # noqa
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def send(self, message):
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def receive(self):
+        length = None
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("the server exited")
+            line = line.strip()
+            if not line:
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.process.stdout.read(length))
+
+    def published(self, version):
+        while True:
+            message = self.receive()
+            if (message.get("method") == "textDocument/publishDiagnostics"
+                    and message["params"].get("version") == version):
+                return message["params"]["diagnostics"]
+
+
+def utf16_position(text, offset):
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return {"line": line, "character": len(text[start:offset].encode("utf-16-le")) // 2}
+
+
+def cli_findings(gradlint, path, text):
+    run = subprocess.run([gradlint, "check", "--no-cache", "--exit-zero", "--output-format", "json",
+                          "--stdin-filename", path, "-"], input=text.encode(), capture_output=True)
+    if run.returncode != 0:
+        sys.stderr.write(run.stderr.decode())
+        sys.exit(2)
+    return sorted((d["code"], d["location"]["row"] - 1, d["message"]) for d in json.loads(run.stdout))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("gradlint")
+    parser.add_argument("seeds", nargs="+")
+    parser.add_argument("--edits", type=int, default=150)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    text = "".join(open(seed, encoding="utf-8").read() for seed in args.seeds)
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "edited.py")
+    uri = "file://" + path
+    server = Server(args.gradlint)
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": uri, "languageId": "python", "version": 1, "text": text}}})
+    seen = 0
+    for version in range(1, args.edits + 2):
+        if version > 1:
+            start = rng.randrange(len(text) + 1)
+            end = start if rng.random() < 0.6 else min(len(text), start + rng.randrange(40))
+            inserted = rng.choice(SNIPPETS) if rng.random() < 0.85 else ""
+            change = {"range": {"start": utf16_position(text, start),
+                                "end": utf16_position(text, end)}, "text": inserted}
+            text = text[:start] + inserted + text[end:]
+            server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+                "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
+        published = sorted((d["code"], d["range"]["start"]["line"], d["message"])
+                           for d in server.published(version))
+        expected = cli_findings(args.gradlint, path, text)
+        seen += len(expected)
+        if published != expected:
+            print(f"mismatch after edit {version - 1}:")
+            for finding in sorted(set(expected) - set(published)):
+                print("  only from a fresh parse:", finding)
+            for finding in sorted(set(published) - set(expected)):
+                print("  only from the server:", finding)
+            return 1
+    server.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+    server.send({"jsonrpc": "2.0", "method": "exit"})
+    server.process.wait(timeout=10)
+    print(f"edits: {args.edits}, findings seen: {seen}, mismatches: 0")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
