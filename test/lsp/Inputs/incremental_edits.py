@@ -9,10 +9,16 @@ Prints `edits: N, findings seen: M, mismatches: 0` and exits 1 on the first mism
 import argparse
 import json
 import os
+import pathlib
 import random
 import subprocess
 import sys
 import tempfile
+
+# The benchmark's client: frames messages and waits for a version's diagnostics.
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "bench"))
+from lsp_latency import Server  # noqa: E402
 
 SNIPPETS = [
     "torch.set_grad_enabled(False)\n", "    ", "\n", "(", ")", ":", "'''", "#", "é", "x = 1\n",
@@ -20,37 +26,6 @@ SNIPPETS = [
     "    opt.step()\n", "import torch\n", "model.eval()\n", "prev = torch.is_grad_enabled()\n",
     "try:\n", "finally:\n", "\"", "\\\n", "@torch.no_grad()\n", "return\n", "\t",
 ]
-
-
-class Server:
-    def __init__(self, gradlint):
-        self.process = subprocess.Popen([gradlint, "server", "--debounce-ms", "0"],  # noqa
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def send(self, message):
-        body = json.dumps(message).encode()
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.process.stdin.flush()
-
-    def receive(self):
-        length = None
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise RuntimeError("the server exited")
-            line = line.strip()
-            if not line:
-                break
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-        return json.loads(self.process.stdout.read(length))
-
-    def published(self, version):
-        while True:
-            message = self.receive()
-            if (message.get("method") == "textDocument/publishDiagnostics"
-                    and message["params"].get("version") == version):
-                return message["params"]["diagnostics"]
 
 
 def utf16_position(text, offset):
@@ -97,7 +72,7 @@ def main():
             server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                 "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
         published = sorted((d["code"], d["range"]["start"]["line"], d["message"])
-                           for d in server.published(version))
+                           for d in server.wait_publish(version)["params"]["diagnostics"])
         expected = cli_findings(args.gradlint, path, text)
         seen += len(expected)
         if published != expected:
