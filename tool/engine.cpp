@@ -281,10 +281,7 @@ bool planRescan(FileState& state, const RescanSearch& round) {
   std::erase_if(mentions, [&](const python::Mention& mention) {
     const size_t at = mention.at;
     size_t end = at;
-    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
-                                 text[end] == '_')) {
-      ++end;
-    }
+    while (end < text.size() && python::isWordChar(text[end])) ++end;
     const auto found = round.byName.find(std::string_view(text).substr(at, end - at));
     if (found == round.byName.end() || module.empty()) return false;
     const RescanName& name = *found->second;
@@ -299,10 +296,7 @@ bool planRescan(FileState& state, const RescanSearch& round) {
     size_t owner = at;
     if (owner == 0 || text[--owner] != '.') return true;
     const size_t ownerEnd = owner;
-    while (owner > 0 && (std::isalnum(static_cast<unsigned char>(text[owner - 1])) ||
-                         text[owner - 1] == '_')) {
-      --owner;
-    }
+    while (owner > 0 && python::isWordChar(text[owner - 1])) --owner;
     const std::string_view ownerName = std::string_view(text).substr(owner, ownerEnd - owner);
     return std::find(name.classes.begin(), name.classes.end(), ownerName) == name.classes.end();
   });

@@ -15,16 +15,10 @@ const std::array<bool, 256> kWordChar = [] {
   return table;
 }();
 
-bool isWordChar(char c) { return kWordChar[static_cast<unsigned char>(c)]; }
-
 bool startsDefinition(std::string_view line) {
   return line.starts_with("def ") || line.starts_with("async def ") ||
          line.starts_with("class ") || line.starts_with("@");
 }
-
-} // namespace
-
-namespace {
 
 // Leading blanks of a line, in bytes (tabs count one: indentation is compared only with that of
 // the same class body, where Python requires consistency anyway).
@@ -53,7 +47,25 @@ bool formatted(std::string_view text, size_t quote) {
   return false;
 }
 
+// `def NAME`: `def` as a word, then blanks, then the name at `start`.
+bool definesName(std::string_view text, size_t start) {
+  size_t at = start;
+  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+  return at < start && at >= 3 && text.substr(at - 3, 3) == "def" &&
+         (at == 3 || !isWordChar(text[at - 4]));
+}
+
+uint16_t hashWindow(uint32_t window) { return static_cast<uint16_t>((window * 0x9E3779B1u) >> 16); }
+
+uint32_t loadWindow(const char* at) {
+  uint32_t window = 0;
+  std::memcpy(&window, at, sizeof window);
+  return window;
+}
+
 } // namespace
+
+bool isWordChar(char c) { return kWordChar[static_cast<unsigned char>(c)]; }
 
 ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitClasses) {
   ChunkLayout layout;
@@ -246,19 +258,6 @@ std::vector<SourceChunk> splitTopLevel(std::string_view text, uint32_t contentSt
   return scanChunks(text, contentStart, false).chunks;
 }
 
-namespace {
-
-
-// `def NAME`: `def` as a word, then blanks, then the name at `start`.
-bool definesName(std::string_view text, size_t start) {
-  size_t at = start;
-  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
-  return at < start && at >= 3 && text.substr(at - 3, 3) == "def" &&
-         (at == 3 || !isWordChar(text[at - 4]));
-}
-
-} // namespace
-
 // Occurrences of a name that no call resolves to a function of that name: `def NAME`, and an
 // attribute of a call or subscript (`super().NAME`), whose root is not a name an import or
 // definition binds.
@@ -267,18 +266,6 @@ bool mayCall(std::string_view text, size_t at) {
       at >= 2 && text[at - 1] == '.' && (text[at - 2] == ')' || text[at - 2] == ']');
   return !attributeOfCall && !definesName(text, at);
 }
-
-namespace {
-
-uint16_t hashWindow(uint32_t window) { return static_cast<uint16_t>((window * 0x9E3779B1u) >> 16); }
-
-uint32_t loadWindow(const char* at) {
-  uint32_t window = 0;
-  std::memcpy(&window, at, sizeof window);
-  return window;
-}
-
-} // namespace
 
 NeedleSearch::NeedleSearch(const std::vector<std::string>& needles, Match match)
     : NeedleSearch([&] {
@@ -358,8 +345,6 @@ std::vector<Mention> NeedleSearch::find(std::string_view text) const {
         if (anchor->window != window || anchor->offset > at) continue;
         const size_t start = at - anchor->offset;
         const Needle& needle = needles_[anchor->needle];
-        // A long needle can show a window at two looked-at positions: report it once.
-        if (!mentions.empty() && mentions.back().at == start) continue;
         if (matches(text, start, needle, isName_[anchor->needle])) {
           mentions.push_back({static_cast<uint32_t>(start), needle.scope});
         }

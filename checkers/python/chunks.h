@@ -106,6 +106,9 @@ private:
   size_t stride_ = 1;               // positions looked at: every stride_-th
 };
 
+// A character of a Python identifier (ASCII letters, digits, `_`), by table.
+bool isWordChar(char c);
+
 // Whether a call can resolve to the name at `at` (Match::Use): not after `def`, nor an attribute
 // of a call or subscript (`super().NAME`).
 bool mayCall(std::string_view text, size_t at);

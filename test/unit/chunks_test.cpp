@@ -253,5 +253,16 @@ TEST(Chunks, WordMarkersMatchWholeIdentifiersOnly) {
   EXPECT_EQ(found, (std::vector<uint32_t>{5}));
 }
 
+// Two rules may look for the same text with different class scopes (GL202's `device_map` takes
+// the whole class): both mentions come back, so the wider scope is not lost.
+TEST(Chunks, SameTextWithAnotherScopeIsReportedToo) {
+  const NeedleSearch search({{"device_map", Match::Marker, ClassScope::Member},
+                             {"device_map", Match::Marker, ClassScope::WholeClass}});
+  const std::vector<Mention> found = search.find("m = load(device_map='auto')\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].at, found[1].at);
+  EXPECT_NE(found[0].scope, found[1].scope);
+}
+
 } // namespace
 } // namespace gradlint::python
