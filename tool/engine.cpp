@@ -132,7 +132,7 @@ void lowerFile(FileState& state, const CheckOptions& options) {
   }
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
   state.lowered =
-      python::analyzePythonFile(*state.source, context, state.ranges, state.input->parseMemo.get());
+      python::analyzePythonFile(*state.source, context, state.ranges, state.input->documentMemo.get());
 }
 
 // Python: parse only the chunks that mention a needle (plus every import). The file is split

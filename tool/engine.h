@@ -18,7 +18,7 @@ namespace cpp {
 class CompileCommands; // checkers/cpp/frontend.h
 } // namespace cpp
 namespace python {
-class ParseMemo; // checkers/python/frontend.h
+class DocumentMemo; // checkers/python/frontend.h
 } // namespace python
 
 // tool/result_cache.cpp keys cached results on every field that changes results (here and in
@@ -38,9 +38,9 @@ struct FileInput {
   // The codes of the rules to run on this file (from its configuration); unset: the run's
   // selection from CheckOptions.
   std::optional<std::vector<std::string>> enabledRules;
-  // Python: the previous parse of this buffer, to parse incrementally (the LSP server keeps one
-  // per open document). Changes no result.
-  std::shared_ptr<python::ParseMemo> parseMemo;
+  // Python: what the previous analysis of this buffer left, to parse and lower only what changed
+  // (the LSP server keeps one per open document). Changes no result.
+  std::shared_ptr<python::DocumentMemo> documentMemo;
 };
 
 struct FileReport {

@@ -182,11 +182,11 @@ TSPoint pointAfter(std::string_view text) {
 
 } // namespace
 
-ParseMemo::~ParseMemo() {
+DocumentMemo::~DocumentMemo() {
   if (tree_ != nullptr) ts_tree_delete(tree_);
 }
 
-TSTree* ParseMemo::editedFor(std::string_view text) const {
+TSTree* DocumentMemo::editedFor(std::string_view text) const {
   if (tree_ == nullptr) return nullptr;
   // One edit covering everything between the common prefix and the common suffix.
   const std::string_view old = text_;
@@ -211,7 +211,7 @@ TSTree* ParseMemo::editedFor(std::string_view text) const {
   return tree;
 }
 
-void ParseMemo::remember(std::string_view text, const TSTree* tree) {
+void DocumentMemo::remember(std::string_view text, const TSTree* tree) {
   if (tree_ != nullptr) ts_tree_delete(tree_);
   tree_ = tree == nullptr ? nullptr : ts_tree_copy(tree);
   text_.assign(text);
@@ -248,7 +248,7 @@ std::string_view parseableText(const std::string& bytes, std::string& normalised
 } // namespace
 
 PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context,
-                                   const std::vector<ByteRange>& ranges, ParseMemo* memo) {
+                                   const std::vector<ByteRange>& ranges, DocumentMemo* memo) {
   PythonFileResult result;
   result.module.path = source.path();
   result.module.moduleName = context.moduleName;
@@ -313,7 +313,11 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
     }
   }
 
-  lowerModule(source, context, roots, result);
+  // After a syntax error the roots are pieces parsed apart: lowered afresh, and the memo is
+  // left as it was (the next, mended, text will match it better).
+  const bool whole = roots.size() == 1 && ts_node_eq(roots.front(), root);
+  lowerModule(source, context, roots, parsed, result,
+              memo != nullptr && whole ? &memo->lowering() : nullptr);
   return result;
 }
 

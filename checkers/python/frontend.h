@@ -6,6 +6,7 @@
 #include "checkers/ir/grad_ir.h"
 #include "checkers/ir/suppressions.h"
 #include "checkers/python/chunks.h"
+#include "checkers/python/lowering_memo.h"
 #include "checkers/python/source_text.h"
 
 #include <tree_sitter/api.h>
@@ -33,31 +34,36 @@ struct PythonFileResult {
 // error there, and gradlint stops lowering at the same depth instead of recursing further.
 inline constexpr int kMaxBlockDepth = 100;
 
-// The last parse of a buffer that is analysed again and again (an editor's): the next parse
-// edits its tree by the difference between the two texts and reuses every unchanged subtree,
-// as tree-sitter's incremental parsing does. Not thread-safe: one analysis at a time.
-class ParseMemo {
+// What the last analysis of a buffer that is analysed again and again (an editor's) leaves
+// for the next: its tree, which the next parse edits by the difference between the two texts
+// to reuse every unchanged subtree (tree-sitter's incremental parsing), and the lowering of each
+// top-level definition, reused while its text is unchanged. Not thread-safe: one analysis at a
+// time.
+class DocumentMemo {
 public:
-  ParseMemo() = default;
-  ~ParseMemo();
-  ParseMemo(const ParseMemo&) = delete;
-  ParseMemo& operator=(const ParseMemo&) = delete;
+  DocumentMemo() = default;
+  ~DocumentMemo();
+  DocumentMemo(const DocumentMemo&) = delete;
+  DocumentMemo& operator=(const DocumentMemo&) = delete;
 
   // A copy of the last tree, edited to match `text` (null when there is none yet).
   TSTree* editedFor(std::string_view text) const;
   void remember(std::string_view text, const TSTree* tree);
+  LoweringMemo& lowering() { return lowering_; }
 
 private:
   std::string text_;
   TSTree* tree_ = nullptr;
+  LoweringMemo lowering_;
 };
 
 // Parses and lowers `ranges` of the file (every other byte is skipped as if blank), or the whole
 // file when `ranges` is empty. Positions are always those of the whole file. With `memo`, the
-// parse starts from the memo's last tree and leaves its own there.
+// parse starts from the memo's last tree, unchanged definitions are not lowered again, and the
+// memo is left holding this analysis.
 PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext& context,
                                    const std::vector<ByteRange>& ranges = {},
-                                   ParseMemo* memo = nullptr);
+                                   DocumentMemo* memo = nullptr);
 
 // The bare parse, for benchmarks: parses and frees the tree.
 bool parseOnly(const SourceText& source);

@@ -37,6 +37,7 @@ struct UnitSource {
   std::unordered_set<std::string> savedVars;  // targets assigned from torch.is_grad_enabled()
   std::unordered_set<std::string> savedAttrs; // class units: `self.X = torch.is_grad_enabled()`
   std::unordered_set<std::string> enteredNames; // `with name:` items: context objects kept
+  std::vector<std::string> optimizerTargets;    // `target = torch.optim.X(...)` in this unit
   bool isGenerator = false;
   bool isAsync = false;
   std::string name;
@@ -297,7 +298,11 @@ public:
       : source(sourceText), bytes(sourceText.bytes()), context(moduleContext), result(output),
         resolver(moduleContext.moduleName, moduleContext.isPackageInit) {}
 
-  void run(const std::vector<TSNode>& roots);
+  // Lowers every unit of `roots`. With `memo`, a top-level definition the memo holds (same text,
+  // same parsed ranges) is taken from it when `reuse`; returns false, having lowered nothing,
+  // when what was reused turns out to depend on module-wide facts that changed.
+  bool run(const std::vector<TSNode>& roots, const std::vector<ByteRange>& parsed,
+           LoweringMemo* memo, bool reuse);
 
   const SourceText& source;
   std::string_view bytes;
@@ -309,12 +314,28 @@ public:
   std::unordered_set<std::string> optimizerNames; // targets of torch.optim constructors
 
 private:
-  void collect(TSNode root);
+  // One top-level statement and the units found in it.
+  struct TopLevel {
+    TSNode statement{};
+    size_t firstUnit = 0;
+    size_t endUnit = 0;
+    std::string key; // definitions, with a memo: what the memo knows them by
+    const LoweredDefinition* reused = nullptr; // taken from the memo: no units of its own
+    LoweredDefinition fresh; // what the memo will keep of it
+  };
+
+  void collect(TSNode statement);
   void enter(TSNode node, int depth, std::vector<int>& stack);
   void classifySavedModes();
   std::string qualify(int parent, std::string_view name) const;
+  std::string definitionKey(TSNode statement, const std::vector<ByteRange>& parsed) const;
+  bool reusedContextHolds(const LoweringMemo& memo) const;
+  void lowerUnit(const UnitSource& unit);
+  void appendReused(const TopLevel& top);
+  void keep(TopLevel& top, size_t outFirst);
 
   std::unordered_map<const void*, std::vector<TSNode>> decoratorsOf_;
+  TopLevel* recording_ = nullptr; // the definition whose suppressions the memo will keep
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -394,8 +415,12 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
   case Kind::import_statement:
   case Kind::import_from_statement: resolver.addImport(node, bytes); break;
   case Kind::comment: {
-    const uint32_t start = ts_node_start_byte(node);
-    result.suppressions.addComment(source.lineOf(start), text(node, bytes));
+    const uint32_t line = source.lineOf(ts_node_start_byte(node));
+    const std::string_view comment = text(node, bytes);
+    if (result.suppressions.addComment(line, comment) && recording_ != nullptr) {
+      const uint32_t firstLine = source.lineOf(ts_node_start_byte(recording_->statement));
+      recording_->fresh.suppressionComments.emplace_back(line - firstLine, comment);
+    }
     break;
   }
   case Kind::assignment:
@@ -422,11 +447,11 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
   }
 }
 
-void ModuleLowering::collect(TSNode root) {
+void ModuleLowering::collect(TSNode statement) {
   std::vector<int> stack{0};
   std::vector<const void*> unitNodes{nullptr}; // the node that opened each stack entry
-  TSTreeCursor cursor = ts_tree_cursor_new(root);
-  int depth = 0;
+  TSTreeCursor cursor = ts_tree_cursor_new(statement);
+  int depth = 1; // top-level statements are the module's children
   auto leave = [&](TSNode node) {
     if (stack.size() > 1 && unitNodes.back() == node.id) {
       stack.pop_back();
@@ -460,6 +485,7 @@ void ModuleLowering::classifySavedModes() {
       const std::string callee = resolver.resolve(field(call, fields().function), bytes);
       if (callee.starts_with("torch.optim.") && !callee.starts_with("torch.optim.lr_scheduler")) {
         optimizerNames.insert(target);
+        unit.optimizerTargets.push_back(target);
       }
       if (rules::classifyPythonName(callee) != GradApi::IsGradEnabled) continue;
       unit.savedVars.insert(target);
@@ -470,67 +496,214 @@ void ModuleLowering::classifySavedModes() {
   }
 }
 
-void ModuleLowering::run(const std::vector<TSNode>& roots) {
+void ModuleLowering::lowerUnit(const UnitSource& unit) {
+  ir::FunctionIR fn;
+  fn.kind = unit.kind;
+  fn.name = unit.name;
+  fn.qualifiedName = unit.qualifiedName;
+  fn.isGenerator = unit.isGenerator;
+  fn.isAsync = unit.isAsync;
+  if (unit.classUnit >= 0) fn.className = units[static_cast<size_t>(unit.classUnit)].name;
+  if (unit.kind == ir::UnitKind::ClassBody) fn.className = unit.name;
+  if (!isNull(unit.node)) {
+    fn.range = source.range(ts_node_start_byte(unit.node), ts_node_end_byte(unit.node));
+    TSNode name = field(unit.node, fields().name);
+    fn.nameRange = isNull(name) ? fn.range
+                                : source.range(ts_node_start_byte(name), ts_node_end_byte(name));
+  } else {
+    fn.range = source.range(source.contentStart(), static_cast<uint32_t>(bytes.size()));
+    fn.nameRange = source.range(source.contentStart(), source.contentStart());
+  }
+  UnitLowerer lowerer(*this, unit, fn);
+  lowerer.lower();
+  if (lowerer.tooLarge()) {
+    // Not a syntax error, so not a finding: the unit is skipped and the user told why.
+    result.warnings.push_back(fmt::format(
+        "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source.path(),
+        fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
+    fn.nodes.clear();
+    fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
+  } else if (lowerer.tooDeep()) {
+    // The parse error, if the file has one, is the first GL000 and says more.
+    if (result.frontendDiagnostics.empty()) {
+      Diagnostic diagnostic;
+      diagnostic.code = "GL000";
+      diagnostic.message = fmt::format(
+          "invalid syntax: too many levels of indentation (Python allows at most {})",
+          kMaxBlockDepth);
+      diagnostic.help = fmt::format("`{}` was not analysed; flatten the nesting", fn.name);
+      TSNode at = lowerer.tooDeepAt();
+      diagnostic.range = source.range(ts_node_start_byte(at), ts_node_start_byte(at));
+      result.frontendDiagnostics.push_back(std::move(diagnostic));
+    }
+    fn.nodes.clear();
+    fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
+  }
+  result.module.units.push_back(std::move(fn));
+}
+
+// The text of a top-level statement's lines up to its end (what precedes it on its first line
+// decides its columns), then the parts of it that were parsed.
+std::string ModuleLowering::definitionKey(TSNode statement,
+                                          const std::vector<ByteRange>& parsed) const {
+  const uint32_t start = ts_node_start_byte(statement);
+  const uint32_t end = ts_node_end_byte(statement);
+  const uint32_t lineStart = source.lineStart(source.lineOf(start));
+  std::string key(bytes.substr(lineStart, end - lineStart));
+  key += '\0';
+  for (const ByteRange& range : parsed) {
+    const uint32_t from = std::max(range.start, start);
+    const uint32_t to = std::min(range.end, end);
+    if (from < to) key += fmt::format("{}-{};", from - start, to - start);
+  }
+  return key;
+}
+
+namespace {
+
+void shift(ir::SourceRange& range, uint32_t bytes, uint32_t lines) {
+  range.startByte += bytes;
+  range.endByte += bytes;
+  range.startLine += lines;
+  range.endLine += lines;
+}
+
+// Moves a unit's positions by (bytes, lines); unsigned wrap-around makes "back" work too.
+void shift(ir::FunctionIR& fn, uint32_t bytes, uint32_t lines) {
+  shift(fn.range, bytes, lines);
+  shift(fn.nameRange, bytes, lines);
+  for (ir::Node& node : fn.nodes) shift(node.event.range, bytes, lines);
+}
+
+bool isDefinition(TSNode statement) {
+  const Kind kind = kindOf(statement);
+  return kind == Kind::function_definition || kind == Kind::class_definition ||
+         kind == Kind::decorated_definition;
+}
+
+} // namespace
+
+bool ModuleLowering::reusedContextHolds(const LoweringMemo& memo) const {
+  return resolver.bindings() == memo.bindings && optimizerNames == memo.optimizerNames &&
+         units[0].savedVars == memo.moduleSavedVars;
+}
+
+void ModuleLowering::appendReused(const TopLevel& top) {
+  const uint32_t start = ts_node_start_byte(top.statement);
+  const uint32_t line = source.lineOf(start);
+  for (const ir::FunctionIR& kept : top.reused->units) {
+    result.module.units.push_back(kept);
+    shift(result.module.units.back(), start, line);
+  }
+}
+
+// Copies what lowering `top` produced (result.module.units from `outFirst`) into its memo entry,
+// positions made relative.
+void ModuleLowering::keep(TopLevel& top, size_t outFirst) {
+  const uint32_t start = ts_node_start_byte(top.statement);
+  const uint32_t line = source.lineOf(start);
+  for (size_t i = outFirst; i < result.module.units.size(); ++i) {
+    top.fresh.units.push_back(result.module.units[i]);
+    shift(top.fresh.units.back(), 0u - start, 0u - line);
+  }
+  for (size_t i = top.firstUnit; i < top.endUnit; ++i) {
+    for (const std::string& target : units[i].optimizerTargets) {
+      top.fresh.optimizerNames.push_back(target);
+    }
+  }
+}
+
+bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<ByteRange>& parsed,
+                         LoweringMemo* memo, bool reuse) {
   UnitSource moduleUnit;
   moduleUnit.kind = ir::UnitKind::Module;
   moduleUnit.name = "<module>";
   moduleUnit.qualifiedName = context.moduleName;
   units.push_back(std::move(moduleUnit));
+  if (memo != nullptr && (memo->moduleName != context.moduleName ||
+                          memo->isPackageInit != context.isPackageInit)) {
+    reuse = false;
+  }
+
+  std::vector<TopLevel> topLevel;
+  bool reusedAny = false;
   for (TSNode root : roots) {
     for (TSNode statement : children(root)) {
       if (kindOf(statement) != Kind::comment) units[0].statements.push_back(statement);
+      TopLevel& top = topLevel.emplace_back();
+      top.statement = statement;
+      if (memo != nullptr && isDefinition(statement)) top.key = definitionKey(statement, parsed);
+      if (reuse && !top.key.empty()) {
+        if (auto hit = memo->definitions.find(top.key); hit != memo->definitions.end()) {
+          top.reused = &hit->second;
+          reusedAny = true;
+          resolver.replay(top.reused->bindings);
+          const uint32_t line = source.lineOf(ts_node_start_byte(statement));
+          for (const auto& [offset, comment] : top.reused->suppressionComments) {
+            result.suppressions.addComment(line + offset, comment);
+          }
+          continue;
+        }
+      }
+      top.firstUnit = units.size();
+      if (!top.key.empty()) {
+        recording_ = &top;
+        resolver.setJournal(&top.fresh.bindings);
+      }
+      collect(statement);
+      recording_ = nullptr;
+      resolver.setJournal(nullptr);
+      top.endUnit = units.size();
     }
-    collect(root);
   }
   classifySavedModes();
+  if (reusedAny) {
+    for (const TopLevel& top : topLevel) {
+      if (top.reused == nullptr) continue;
+      optimizerNames.insert(top.reused->optimizerNames.begin(), top.reused->optimizerNames.end());
+    }
+    if (!reusedContextHolds(*memo)) return false;
+  }
 
   auto& out = result.module.units;
   out.reserve(units.size());
-  for (const UnitSource& unit : units) {
-    ir::FunctionIR fn;
-    fn.kind = unit.kind;
-    fn.name = unit.name;
-    fn.qualifiedName = unit.qualifiedName;
-    fn.isGenerator = unit.isGenerator;
-    fn.isAsync = unit.isAsync;
-    if (unit.classUnit >= 0) fn.className = units[static_cast<size_t>(unit.classUnit)].name;
-    if (unit.kind == ir::UnitKind::ClassBody) fn.className = unit.name;
-    if (!isNull(unit.node)) {
-      fn.range = source.range(ts_node_start_byte(unit.node), ts_node_end_byte(unit.node));
-      TSNode name = field(unit.node, fields().name);
-      fn.nameRange = isNull(name) ? fn.range
-                                  : source.range(ts_node_start_byte(name), ts_node_end_byte(name));
+  lowerUnit(units[0]);
+  for (TopLevel& top : topLevel) {
+    if (top.reused != nullptr) {
+      appendReused(top);
+      continue;
+    }
+    const size_t outFirst = out.size();
+    const size_t warnings = result.warnings.size();
+    const size_t diagnostics = result.frontendDiagnostics.size();
+    for (size_t i = top.firstUnit; i < top.endUnit; ++i) lowerUnit(units[i]);
+    // A definition that could not be lowered whole is lowered again next time, to say so again.
+    if (!top.key.empty() && result.warnings.size() == warnings &&
+        result.frontendDiagnostics.size() == diagnostics) {
+      keep(top, outFirst);
     } else {
-      fn.range = source.range(source.contentStart(), static_cast<uint32_t>(bytes.size()));
-      fn.nameRange = source.range(source.contentStart(), source.contentStart());
+      top.key.clear();
     }
-    UnitLowerer lowerer(*this, unit, fn);
-    lowerer.lower();
-    if (lowerer.tooLarge()) {
-      // Not a syntax error, so not a finding: the unit is skipped and the user told why.
-      result.warnings.push_back(fmt::format(
-          "{}:{}: `{}` has more than {} grad-relevant events and was not analysed",
-          source.path(), fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
-      fn.nodes.clear();
-      fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
-    } else if (lowerer.tooDeep()) {
-      // The parse error, if the file has one, is the first GL000 and says more.
-      if (result.frontendDiagnostics.empty()) {
-        Diagnostic diagnostic;
-        diagnostic.code = "GL000";
-        diagnostic.message = fmt::format(
-            "invalid syntax: too many levels of indentation (Python allows at most {})",
-            kMaxBlockDepth);
-        diagnostic.help = fmt::format("`{}` was not analysed; flatten the nesting", fn.name);
-        TSNode at = lowerer.tooDeepAt();
-        diagnostic.range = source.range(ts_node_start_byte(at), ts_node_start_byte(at));
-        result.frontendDiagnostics.push_back(std::move(diagnostic));
-      }
-      fn.nodes.clear();
-      fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
-    }
-    out.push_back(std::move(fn));
   }
+
+  if (memo != nullptr) {
+    std::unordered_map<std::string, LoweredDefinition> kept;
+    for (TopLevel& top : topLevel) {
+      if (top.key.empty() || kept.count(top.key) != 0) continue;
+      if (top.reused != nullptr) {
+        kept.insert(memo->definitions.extract(top.key));
+      } else {
+        kept.emplace(std::move(top.key), std::move(top.fresh));
+      }
+    }
+    memo->definitions = std::move(kept);
+    memo->moduleName = context.moduleName;
+    memo->isPackageInit = context.isPackageInit;
+    memo->bindings = resolver.bindings();
+    memo->optimizerNames = optimizerNames;
+    memo->moduleSavedVars = units[0].savedVars;
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1730,9 +1903,13 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
 } // namespace
 
 void lowerModule(const SourceText& source, const ModuleContext& context,
-                 const std::vector<TSNode>& roots, PythonFileResult& result) {
-  ModuleLowering lowering(source, context, result);
-  lowering.run(roots);
+                 const std::vector<TSNode>& roots, const std::vector<ByteRange>& parsed,
+                 PythonFileResult& result, LoweringMemo* memo) {
+  const Suppressions suppressions = result.suppressions;
+  if (ModuleLowering(source, context, result).run(roots, parsed, memo, true)) return;
+  // What the memo gave was lowered in another module-wide context: lower everything afresh.
+  result.suppressions = suppressions;
+  ModuleLowering(source, context, result).run(roots, parsed, memo, false);
 }
 
 } // namespace gradlint::python

@@ -16,7 +16,12 @@ NameResolver::NameResolver(std::string moduleName, bool isPackageInit)
 }
 
 void NameResolver::bind(std::string_view name, std::string target) {
+  if (journal_ != nullptr) journal_->emplace_back(name, target);
   bindings_[std::string(name)] = std::move(target);
+}
+
+void NameResolver::replay(const std::vector<Binding>& bindings) {
+  for (const auto& [name, target] : bindings) bind(name, target);
 }
 
 void NameResolver::addDefinition(std::string_view name) {

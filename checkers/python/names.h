@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace gradlint::python {
 
@@ -26,6 +28,13 @@ public:
   std::string resolve(TSNode expression, std::string_view source) const;
   const std::string& moduleName() const { return moduleName_; }
 
+  using Binding = std::pair<std::string, std::string>; // name -> qualified target
+  // While a journal is set, every binding made is also appended to it (null: none).
+  void setJournal(std::vector<Binding>* journal) { journal_ = journal; }
+  // Makes bindings recorded in a journal again, in order.
+  void replay(const std::vector<Binding>& bindings);
+  const std::unordered_map<std::string, std::string>& bindings() const { return bindings_; }
+
 private:
   std::string absoluteModule(TSNode moduleNode, std::string_view source) const;
   void bind(std::string_view name, std::string target);
@@ -33,6 +42,7 @@ private:
   std::string moduleName_;
   std::string package_; // the package relative imports resolve against
   std::unordered_map<std::string, std::string> bindings_;
+  std::vector<Binding>* journal_ = nullptr;
 };
 
 } // namespace gradlint::python

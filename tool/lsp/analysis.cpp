@@ -57,12 +57,12 @@ CheckOptions bufferOptions() {
 bool isCheckedPath(const std::string& path) { return isPythonPath(path); }
 
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
-                             std::shared_ptr<python::ParseMemo> memo) {
+                             std::shared_ptr<python::DocumentMemo> memo) {
   BufferAnalysis analysis;
   if (!isCheckedPath(path)) return analysis;
   std::optional<FileInput> input = bufferInput(path, text, analysis.problems);
   if (!input) return analysis;
-  input->parseMemo = std::move(memo);
+  input->documentMemo = std::move(memo);
   const std::vector<FileInput> inputs{std::move(*input)};
   CheckResult result = runCheck(inputs, bufferOptions());
   analysis.problems.insert(analysis.problems.end(), result.errors.begin(), result.errors.end());

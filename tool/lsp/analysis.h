@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace gradlint::python {
-class ParseMemo; // checkers/python/frontend.h
+class DocumentMemo; // checkers/python/frontend.h
 } // namespace gradlint::python
 
 namespace gradlint::lsp {
@@ -26,7 +26,7 @@ struct BufferAnalysis {
 // `memo`, kept by the caller per document, makes the next analysis of the same document parse
 // only what changed.
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
-                             std::shared_ptr<python::ParseMemo> memo = nullptr);
+                             std::shared_ptr<python::DocumentMemo> memo = nullptr);
 
 // The text after applying every safe fix (several rounds, as `check --fix`), or nullopt when
 // no fix applies.

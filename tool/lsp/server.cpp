@@ -191,7 +191,7 @@ private:
   std::map<std::string, OpenDocument> documents_;
   std::mutex analysisMutex_; // one engine run at a time
   // Per open document (under analysisMutex_): its last parse, for incremental parsing.
-  std::map<std::string, std::shared_ptr<python::ParseMemo>> parseMemos_;
+  std::map<std::string, std::shared_ptr<python::DocumentMemo>> documentMemos_;
   // Last: destroyed (and its worker joined) before the state its job uses.
   AnalysisScheduler scheduler_;
 };
@@ -403,7 +403,7 @@ void LanguageServer::didClose(const json& params) {
   scheduler_.cancel(uri);
   {
     std::lock_guard<std::mutex> analysisLock(analysisMutex_);
-    parseMemos_.erase(uri);
+    documentMemos_.erase(uri);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (documents_.erase(uri) == 0) return;
@@ -440,8 +440,8 @@ void LanguageServer::settingsChanged() {
 
 std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocument& document) {
   std::lock_guard<std::mutex> lock(analysisMutex_);
-  std::shared_ptr<python::ParseMemo>& memo = parseMemos_[document.uri()];
-  if (!memo) memo = std::make_shared<python::ParseMemo>();
+  std::shared_ptr<python::DocumentMemo>& memo = documentMemos_[document.uri()];
+  if (!memo) memo = std::make_shared<python::DocumentMemo>();
   return std::make_shared<const BufferAnalysis>(
       analyseBuffer(document.path(), document.text(), memo));
 }

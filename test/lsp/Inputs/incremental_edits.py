@@ -1,6 +1,6 @@
 """Random edits through `gradlint server` (incremental parsing: each parse reuses the last tree
 of the document) against `gradlint check` of the same text (a fresh parse): after every edit
-the published diagnostics must be the same findings (code, line, message).
+the published diagnostics must be the same findings (code, range, message, related ranges).
 
     incremental_edits.py GRADLINT SEED_FILE... [--edits N] [--seed S]
 
@@ -40,7 +40,41 @@ def cli_findings(gradlint, path, text):
     if run.returncode != 0:
         sys.stderr.write(run.stderr.decode())
         sys.exit(2)
-    return sorted((d["code"], d["location"]["row"] - 1, d["message"]) for d in json.loads(run.stdout))
+    def span(entry):  # 0-based, as the server's; the fixtures' columns are all in the BMP
+        return (entry["location"]["row"] - 1, entry["location"]["column"] - 1,
+                entry["end_location"]["row"] - 1, entry["end_location"]["column"] - 1)
+
+    def witness(d):  # the server leaves out a one-step path at the finding itself
+        steps = [(w["row"] - 1, w["column"] - 1, w["detail"]) for w in d.get("witness") or []]
+        return () if len(steps) == 1 and steps[0][:2] == span(d)[:2] else tuple(steps)
+    return sorted((d["code"], span(d), d["message"],
+                   tuple(sorted(span(r) for r in d.get("related") or [])), witness(d))
+                  for d in json.loads(run.stdout))
+
+
+def server_findings(published):
+    def span(range_):
+        return (range_["start"]["line"], range_["start"]["character"],
+                range_["end"]["line"], range_["end"]["character"])
+
+    def is_step(related):
+        return related["message"].startswith("path ")
+    return sorted((d["code"], span(d["range"]), d["message"],
+                   tuple(sorted(span(r["location"]["range"])
+                                for r in d.get("relatedInformation") or [] if not is_step(r))),
+                   tuple((r["location"]["range"]["start"]["line"],
+                          r["location"]["range"]["start"]["character"],
+                          r["message"].split(": ", 1)[1])
+                         for r in d.get("relatedInformation") or [] if is_step(r)))
+                  for d in published["params"]["diagnostics"])
+
+
+def report_mismatch(label, expected, published):
+    print(f"mismatch after {label}:")
+    for finding in sorted(set(expected) - set(published)):
+        print("  only from a fresh parse:", finding)
+    for finding in sorted(set(published) - set(expected)):
+        print("  only from the server:", finding)
 
 
 def main():
@@ -71,16 +105,11 @@ def main():
             text = text[:start] + inserted + text[end:]
             server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                 "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
-        published = sorted((d["code"], d["range"]["start"]["line"], d["message"])
-                           for d in server.wait_publish(version)["params"]["diagnostics"])
+        published = server_findings(server.wait_publish(version))
         expected = cli_findings(args.gradlint, path, text)
         seen += len(expected)
         if published != expected:
-            print(f"mismatch after edit {version - 1}:")
-            for finding in sorted(set(expected) - set(published)):
-                print("  only from a fresh parse:", finding)
-            for finding in sorted(set(published) - set(expected)):
-                print("  only from the server:", finding)
+            report_mismatch(f"edit {version - 1}", expected, published)
             return 1
     server.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     server.send({"jsonrpc": "2.0", "method": "exit"})
