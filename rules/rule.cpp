@@ -32,11 +32,15 @@ const Rule* findRule(std::string_view code) {
 
 RuleContext::RuleContext(const ir::ModuleIR& module, const ir::SummaryTable& summaries,
                          const std::vector<Diagnostic>& frontendDiagnostics,
-                         const SourceText* source)
+                         const SourceText* source, const ir::GradStateReports* precomputed)
     : module_(module), summaries_(summaries), frontendDiagnostics_(frontendDiagnostics),
-      source_(source), gradStates_(module.units.size()) {}
+      source_(source), precomputed_(precomputed), gradStates_(module.units.size()) {}
 
 const ir::GradStateReport& RuleContext::gradState(size_t unitIndex) {
+  if (precomputed_ != nullptr) {
+    const auto found = precomputed_->find(&module_.units[unitIndex]);
+    if (found != precomputed_->end()) return found->second;
+  }
   auto& slot = gradStates_[unitIndex];
   if (!slot) slot = ir::analyzeGradState(module_.units[unitIndex], &summaries_);
   return *slot;

@@ -5,6 +5,7 @@
 
 #include "checkers/ir/diagnostic.h"
 #include "checkers/ir/grad_state.h"
+#include "checkers/ir/summaries.h"
 #include "checkers/python/source_text.h"
 
 #include <memory>
@@ -26,9 +27,11 @@ struct RuleInfo {
 class RuleContext {
 public:
   // `source` is the file's text, for rules that build fixes (byte edits); may be null.
+  // `precomputed`: analyses made while summarising, valid for `summaries` (may be null).
   RuleContext(const ir::ModuleIR& module, const ir::SummaryTable& summaries,
               const std::vector<Diagnostic>& frontendDiagnostics,
-              const SourceText* source = nullptr);
+              const SourceText* source = nullptr,
+              const ir::GradStateReports* precomputed = nullptr);
 
   const ir::ModuleIR& module() const { return module_; }
   const ir::SummaryTable& summaries() const { return summaries_; }
@@ -45,6 +48,7 @@ private:
   const ir::SummaryTable& summaries_;
   const std::vector<Diagnostic>& frontendDiagnostics_;
   const SourceText* source_;
+  const ir::GradStateReports* precomputed_;
   std::vector<std::optional<ir::GradStateReport>> gradStates_;
   std::vector<Diagnostic> diagnostics_;
 };

@@ -429,13 +429,15 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   // Summaries across files. A file that never names a grad API can still call a helper that
   // leaks: re-scan the skipped files for the names of summarised functions until none is new.
   ir::SummaryTable summaries;
+  ir::GradStateReports gradStates; // of the last summaries, for the rules
   std::unordered_set<std::string> scannedQualified;
   while (true) {
     std::vector<const ir::ModuleIR*> modules;
     for (const FileState& state : states) {
       if (state.lowered) modules.push_back(&state.lowered->module);
     }
-    summaries = ir::computeSummaries(modules);
+    gradStates.clear();
+    summaries = ir::computeSummaries(modules, &gradStates);
     const std::vector<RescanName> names =
         namesToRescan(summaries, modules, callersNeededOf, scannedQualified);
     if (names.empty()) break;
@@ -468,8 +470,10 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     if (!state.lowered) return;
+    // The modules are as last summarised: the loop above stops before lowering anything again.
     rules::RuleContext context(state.lowered->module, summaries,
-                               state.lowered->frontendDiagnostics, state.source.get());
+                               state.lowered->frontendDiagnostics, state.source.get(),
+                               &gradStates);
     for (const rules::Rule* rule : state.rules) rule->check(context);
     std::vector<Diagnostic> diagnostics = context.takeDiagnostics();
     const Suppressions& suppressions = state.lowered->suppressions;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gradlint::ir {
 namespace {
@@ -22,6 +23,12 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
     }
   }
   return false;
+}
+
+bool callsAny(const FunctionIR& fn, const std::unordered_set<std::string>& names) {
+  return std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& node) {
+    return node.event.kind == EventKind::Call && names.count(node.event.callee) != 0;
+  });
 }
 
 } // namespace
@@ -100,7 +107,8 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
   return summary;
 }
 
-SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules) {
+SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
+                              GradStateReports* reports) {
   SummaryTable table;
   struct Candidate {
     const FunctionIR* fn;
@@ -120,21 +128,28 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules) {
   // leave it unsummarised rather than guess which definition a call reaches.
   std::erase_if(candidates, [&](const Candidate& c) { return definitions[c.fn->qualifiedName] > 1; });
   // Summaries only grow (more effects become visible), so this reaches a fixpoint; the bound
-  // keeps a pathological call graph from running long.
+  // keeps a pathological call graph from running long. A function's analysis reads the table
+  // only at its calls, so after the first round only callers of a changed summary are redone.
   constexpr int kMaxRounds = 16;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    bool changed = false;
+  std::unordered_set<std::string> changed;
+  bool converged = false;
+  for (int round = 0; round < kMaxRounds && !converged; ++round) {
+    std::unordered_set<std::string> changedNow;
     for (const Candidate& candidate : candidates) {
       const FunctionIR& fn = *candidate.fn;
+      if (round > 0 && !callsAny(fn, changed)) continue;
       if (!touchesGradMode(fn, table)) continue;
-      const GradStateReport report = analyzeGradState(fn, &table);
+      GradStateReport report = analyzeGradState(fn, &table);
       const FunctionSummary summary = summarize(fn, report, table, *candidate.path);
       if (summary.affectsCallers() || table.find(fn.qualifiedName) != nullptr) {
-        changed = table.update(fn.qualifiedName, summary) || changed;
+        if (table.update(fn.qualifiedName, summary)) changedNow.insert(fn.qualifiedName);
       }
+      if (reports != nullptr) (*reports)[&fn] = std::move(report);
     }
-    if (!changed) break;
+    converged = changedNow.empty();
+    changed = std::move(changedNow);
   }
+  if (!converged && reports != nullptr) reports->clear();
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
       for (const Node& node : fn.nodes) {

@@ -4,13 +4,19 @@
 
 #include "checkers/ir/grad_state.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace gradlint::ir {
 
+// Grad-state analyses of functions, each made with the summaries it depends on as final.
+using GradStateReports = std::unordered_map<const FunctionIR*, GradStateReport>;
+
 // Builds the summaries of every addressable function in `modules` and counts the calls to
-// each summarised function.
-SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules);
+// each summarised function. With `reports`, fills it with the analyses made along the way that
+// hold for the final table (the rules need the same ones); left empty if no fixpoint was reached.
+SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
+                              GradStateReports* reports = nullptr);
 
 // The summary one function's own analysis implies (without recording it anywhere).
 FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,

@@ -160,5 +160,41 @@ TEST(Summaries, ChainsThroughSeveralHelpers) {
   EXPECT_EQ(table.find("pkg.mod._b")->toggleRange.startLine, 2u); // the root cause in _a
 }
 
+// Callers come before their helpers, so each round makes one more summary visible: only the
+// callers of what changed are analysed again, and the analyses handed out for the rules are
+// those a fresh analysis against the final table gives.
+TEST(Summaries, ReportsHoldForTheFinalTable) {
+  auto result = testing::lowerSnippet("import torch\n"
+                                      "def d():\n"
+                                      "    c()\n"
+                                      "def c():\n"
+                                      "    _b()\n"
+                                      "def _b():\n"
+                                      "    _a()\n"
+                                      "def _a():\n"
+                                      "    torch.set_grad_enabled(False)\n"
+                                      "def unrelated():\n"
+                                      "    print(1)\n",
+                                      "pkg.mod");
+  GradStateReports reports;
+  SummaryTable table = computeSummaries({&result.module}, &reports);
+  ASSERT_NE(table.find("pkg.mod.d"), nullptr);
+  EXPECT_TRUE(table.find("pkg.mod.d")->mayLeaveDisabled);
+  for (const char* name : {"d", "c", "_b", "_a"}) {
+    const FunctionIR* fn = testing::findUnit(result, name);
+    const auto kept = reports.find(fn);
+    ASSERT_NE(kept, reports.end()) << name;
+    const GradStateReport fresh = analyzeGradState(*fn, &table);
+    ASSERT_EQ(kept->second.leaks.size(), fresh.leaks.size()) << name;
+    ASSERT_FALSE(fresh.leaks.empty()) << name;
+    for (size_t i = 0; i < fresh.leaks.size(); ++i) {
+      EXPECT_EQ(kept->second.leaks[i].toggle, fresh.leaks[i].toggle) << name;
+      EXPECT_EQ(kept->second.leaks[i].exit, fresh.leaks[i].exit) << name;
+    }
+  }
+  // Touches no grad mode and calls nothing summarised: never analysed.
+  EXPECT_EQ(reports.count(testing::findUnit(result, "unrelated")), 0u);
+}
+
 } // namespace
 } // namespace gradlint::ir
