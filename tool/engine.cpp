@@ -69,6 +69,8 @@ struct FileState {
   std::vector<bool> chosen; // per chunk: mentions a needle
   bool optimizersChosen = false;
   std::vector<python::ByteRange> ranges;
+  // A large file's last tree: if a rescan adds chunks, the parse reuses what did not change.
+  std::unique_ptr<python::DocumentMemo> treeMemo;
 };
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
@@ -124,15 +126,26 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void lowerFile(FileState& state, const CheckOptions& options) {
+// Files parsed in part whose tree is kept for the run, for rescans: large ones only (a tree
+// takes several times its text's bytes, and only large files make a rescan round wait).
+constexpr size_t kTreeKeptFromBytes = 32 * 1024;
+
+// Returns true when the parse started from a tree this run kept for the file.
+bool lowerFile(FileState& state, const CheckOptions& options) {
   const SourceFileRef& ref = state.input->ref;
   if (isCppPath(ref.path)) {
     lowerCppFile(state, options);
-    return;
+    return false;
   }
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
-  state.lowered =
-      python::analyzePythonFile(*state.source, context, state.ranges, state.input->documentMemo.get());
+  python::DocumentMemo* memo = state.input->documentMemo.get();
+  const bool fromKeptTree = state.treeMemo != nullptr;
+  if (memo == nullptr && !state.ranges.empty() && parsedBytes(state) >= kTreeKeptFromBytes) {
+    if (!state.treeMemo) state.treeMemo = std::make_unique<python::DocumentMemo>(false);
+    memo = state.treeMemo.get();
+  }
+  state.lowered = python::analyzePythonFile(*state.source, context, state.ranges, memo);
+  return fromKeptTree;
 }
 
 // Python: parse only the chunks that mention a needle (plus every import). The file is split
@@ -274,6 +287,9 @@ struct RescanSearch {
 // that name ambiguous (unsummarised), as in a full parse. Returns true when more chunks were
 // chosen.
 bool planRescan(FileState& state, const RescanSearch& round) {
+  const bool allChosen = !state.chosen.empty() &&
+                         std::all_of(state.chosen.begin(), state.chosen.end(), std::identity());
+  if (allChosen) return false; // nothing left to add
   const std::string& text = state.source->bytes();
   std::vector<python::Mention> mentions = round.search.find(text);
   if (mentions.empty()) return false;
@@ -303,6 +319,32 @@ bool planRescan(FileState& state, const RescanSearch& round) {
   if (!chooseMentions(state, mentions, round.names)) return false;
   planRanges(state);
   return true;
+}
+
+struct LoweredCount {
+  size_t files = 0;
+  size_t bytes = 0;        // handed to the parser
+  size_t fromKeptTree = 0; // files re-parsed from the tree kept by their last parse
+};
+
+// Lowers the wanted files, the largest first: a large file started last would leave the other
+// threads idle at the end (the longest-processing-time-first rule).
+LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector<char>& wanted,
+                               const CheckOptions& options) {
+  std::vector<std::pair<size_t, size_t>> order; // (bytes to parse, index)
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (wanted[i]) order.emplace_back(parsedBytes(states[i]), i);
+  }
+  std::sort(order.begin(), order.end(), std::greater<>());
+  LoweredCount count;
+  std::atomic<size_t> fromKeptTree{0};
+  parallelFor(order.size(), options.threads, [&](size_t at) {
+    if (lowerFile(states[order[at].second], options)) ++fromKeptTree;
+  });
+  count.fromKeptTree = fromKeptTree;
+  count.files = order.size();
+  for (const auto& [bytes, index] : order) count.bytes += bytes;
+  return count;
 }
 
 // The text that makes a file worth lowering: the selected rules' markers, or for C++ the
@@ -385,8 +427,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   }
 
   // Read every file; lower those that contain a marker of a selected rule.
-  std::atomic<size_t> bytesRead{0}, firstPassFiles{0}, firstPassBytes{0};
+  std::atomic<size_t> bytesRead{0};
   auto phaseStart = std::chrono::steady_clock::now();
+  std::vector<char> wanted(states.size(), 0);
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     std::string bytes;
@@ -398,20 +441,17 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     bytesRead += bytes.size();
     state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
     if (!options.prefilter) {
-      lowerFile(state, options); // every file, whole
+      wanted[i] = 1; // every file, whole
     } else if (isCppPath(state.input->ref.path)) {
-      if (mentionsAny(state.source->bytes(), markersFor(state))) lowerFile(state, options);
-    } else if (planPythonRanges(state)) {
-      lowerFile(state, options);
-    }
-    if (state.lowered) {
-      ++firstPassFiles;
-      firstPassBytes += parsedBytes(state);
+      wanted[i] = mentionsAny(state.source->bytes(), markersFor(state));
+    } else {
+      wanted[i] = planPythonRanges(state);
     }
   });
+  const LoweredCount firstPass = lowerLargestFirst(states, wanted, options);
   result.stats.bytesRead = bytesRead;
-  result.stats.firstPassFiles = firstPassFiles;
-  result.stats.firstPassBytes = firstPassBytes;
+  result.stats.firstPassFiles = firstPass.files;
+  result.stats.firstPassBytes = firstPass.bytes;
   result.stats.readAndFirstPassSeconds = secondsSince(phaseStart);
   phaseStart = std::chrono::steady_clock::now();
 
@@ -443,23 +483,22 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     if (names.empty()) break;
     const RescanSearch round(names);
     const std::vector<std::string>& plainNames = round.names;
-    std::atomic<size_t> added{0}, addedBytes{0};
     ++result.stats.rescanRounds;
+    std::vector<char> wantedAgain(states.size(), 0);
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
       if (!state.source || !options.prefilter) return;
       if (isCppPath(state.input->ref.path)) {
-        if (state.lowered || !mentionsAny(state.source->bytes(), plainNames)) return;
-      } else if (!planRescan(state, round)) {
-        return;
+        wantedAgain[i] = !state.lowered && mentionsAny(state.source->bytes(), plainNames);
+      } else {
+        wantedAgain[i] = planRescan(state, round);
       }
-      lowerFile(state, options);
-      ++added;
-      addedBytes += parsedBytes(state);
     });
-    result.stats.rescanLowerings += added;
-    result.stats.rescanBytes += addedBytes;
-    if (added == 0) break;
+    const LoweredCount added = lowerLargestFirst(states, wantedAgain, options);
+    result.stats.rescanLowerings += added.files;
+    result.stats.rescanBytes += added.bytes;
+    result.stats.rescanFromKeptTree += added.fromKeptTree;
+    if (added.files == 0) break;
   }
   result.stats.summariesAndRescanSeconds = secondsSince(phaseStart);
   phaseStart = std::chrono::steady_clock::now();
@@ -467,9 +506,12 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   // Rules.
   std::vector<std::vector<Diagnostic>> perFile(states.size());
   std::vector<std::vector<std::string>> perFileScopes(states.size());
+  std::vector<std::vector<std::string>> perFileWarnings(states.size());
+  std::vector<char> analysed(states.size(), 0);
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     if (!state.lowered) return;
+    analysed[i] = 1;
     // The modules are as last summarised: the loop above stops before lowering anything again.
     rules::RuleContext context(state.lowered->module, summaries,
                                state.lowered->frontendDiagnostics, state.source.get(),
@@ -496,6 +538,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
     }
     perFile[i] = std::move(diagnostics);
+    // Freed here, in parallel, rather than file after file on one thread at the end.
+    perFileWarnings[i] = std::move(state.lowered->warnings);
+    state.lowered.reset();
+    state.treeMemo.reset();
+    state.layout = {};
   });
   result.stats.rulesSeconds = secondsSince(phaseStart);
 
@@ -506,9 +553,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       continue;
     }
     ++result.filesRead;
-    if (state.lowered) {
+    if (analysed[i]) {
       ++result.filesAnalysed;
-      for (std::string& warning : state.lowered->warnings) result.warnings.push_back(warning);
+      for (std::string& warning : perFileWarnings[i]) result.warnings.push_back(warning);
     }
     if (!perFile[i].empty()) {
       result.files.push_back({state.source, std::move(perFile[i]), std::move(perFileScopes[i])});

@@ -60,6 +60,7 @@ struct CheckStats {
   size_t rescanRounds = 0;    // rounds that looked for callers of summarised functions
   size_t rescanLowerings = 0; // files lowered (again) by those rounds
   size_t rescanBytes = 0;
+  size_t rescanFromKeptTree = 0; // of those files, re-parsed from the tree of their last parse
   double readAndFirstPassSeconds = 0;
   double summariesAndRescanSeconds = 0;
   double rulesSeconds = 0;

@@ -41,7 +41,8 @@ inline constexpr int kMaxBlockDepth = 100;
 // time.
 class DocumentMemo {
 public:
-  DocumentMemo() = default;
+  // `reuseLowering` false: keep only the tree (a text analysed again with other ranges).
+  explicit DocumentMemo(bool reuseLowering = true) : reuseLowering_(reuseLowering) {}
   ~DocumentMemo();
   DocumentMemo(const DocumentMemo&) = delete;
   DocumentMemo& operator=(const DocumentMemo&) = delete;
@@ -49,9 +50,11 @@ public:
   // A copy of the last tree, edited to match `text` (null when there is none yet).
   TSTree* editedFor(std::string_view text) const;
   void remember(std::string_view text, const TSTree* tree);
-  LoweringMemo& lowering() { return lowering_; }
+  // Null when this memo keeps no lowering.
+  LoweringMemo* lowering() { return reuseLowering_ ? &lowering_ : nullptr; }
 
 private:
+  bool reuseLowering_;
   std::string text_;
   TSTree* tree_ = nullptr;
   LoweringMemo lowering_;

@@ -1,0 +1,23 @@
+"""Writes a package whose large module (a class of 600 methods, each naming a marker, ~52 KB
+parsed in the first pass) calls a helper from another module in a method that names no marker:
+that method is parsed only when the summaries' rescan adds it, and the engine then re-parses the
+file from its kept tree (files parsed in part from 32 KB on keep theirs).
+
+    make_large_rescan.py OUT_DIR
+"""
+import os
+import sys
+
+out = sys.argv[1]
+os.makedirs(os.path.join(out, "pkg"), exist_ok=True)
+open(os.path.join(out, "pkg", "__init__.py"), "w").close()
+with open(os.path.join(out, "pkg", "helpers.py"), "w") as f:
+    f.write("import torch\n\n\ndef leaky_helper():\n    torch.set_grad_enabled(False)\n")
+lines = ["import torch", "from pkg.helpers import leaky_helper", "", "", "class Big:"]
+for n in range(600):
+    lines += [f"    def method_{n}(self, x):", "        with torch.no_grad():",
+              f"            return x + {n}", ""]
+    if n == 300:  # in the middle, so that kept parts come before and after it
+        lines += ["    def uses_helper(self):", "        leaky_helper()", "        return 1", ""]
+with open(os.path.join(out, "pkg", "big.py"), "w") as f:
+    f.write("\n".join(lines) + "\n")
