@@ -2,7 +2,9 @@
 publishDiagnostics for that version, on a generated 5,000-line Python file in which every
 function uses the grad-mode API (so partial parsing skips nothing). Run by hand:
 
-    /usr/bin/python3 bench/lsp_latency.py build/bin/gradlint [--lines 5000] [--edits 50]
+    /usr/bin/python3 bench/lsp_latency.py build/bin/gradlint [--lines 5000] [--edits 50] [--class]
+
+--class makes the functions methods of one class (a long nn.Module or trainer).
 
 The server runs with --debounce-ms 0, so this measures analysis plus transport; an editor
 also waits the debounce (50 ms by default) after the last keystroke.
@@ -17,11 +19,16 @@ import tempfile
 import time
 
 
-def generate(lines):
+def generate(lines, in_class=False):
     out = ["import torch", "", ""]
+    # --class: the same functions as methods of one class (a long nn.Module or trainer).
+    indent = "    " if in_class else ""
+    if in_class:
+        out.append("class Steps:")
     n = 0
     while len(out) < lines - 10:
-        out += [
+        out += [indent + line if line else line for line in [
+            f"def step_{n}(self, model, batch, flag):" if in_class else
             f"def step_{n}(model, batch, flag):",
             "    prev = torch.is_grad_enabled()",
             "    torch.set_grad_enabled(flag)",
@@ -32,7 +39,7 @@ def generate(lines):
             "        torch.set_grad_enabled(prev)",
             "    return loss",
             "",
-        ]
+        ]]
         n += 1
     # One leak, so every analysis has a finding to publish.
     out += ["def leak(model):", "    torch.set_grad_enabled(False)", "    return model", ""]
@@ -81,8 +88,10 @@ def main():
     parser.add_argument("gradlint")
     parser.add_argument("--lines", type=int, default=5000)
     parser.add_argument("--edits", type=int, default=50)
+    parser.add_argument("--class", dest="in_class", action="store_true",
+                        help="the functions as methods of one class")
     args = parser.parse_args()
-    text = generate(args.lines)
+    text = generate(args.lines, args.in_class)
     folder = tempfile.mkdtemp()
     uri = f"file://{folder}/bench.py"
     server = Server(args.gradlint)
@@ -111,7 +120,7 @@ def main():
     server.send({"jsonrpc": "2.0", "method": "exit"})
     server.process.wait(timeout=10)
     timings.sort()
-    print(f"file: {args.lines} lines, {len(text)} bytes; "
+    print(f"file: {args.lines} lines{' (one class)' if args.in_class else ''}, {len(text)} bytes; "
           f"{len(published['params']['diagnostics'])} finding(s)")
     print(f"didOpen -> publishDiagnostics: {open_ms:.1f} ms")
     print(f"didChange -> publishDiagnostics over {len(timings)} edits: "

@@ -38,6 +38,7 @@ struct UnitSource {
   std::unordered_set<std::string> savedAttrs; // class units: `self.X = torch.is_grad_enabled()`
   std::unordered_set<std::string> enteredNames; // `with name:` items: context objects kept
   std::vector<std::string> optimizerTargets;    // `target = torch.optim.X(...)` in this unit
+  std::vector<std::string> savedSelfAttrs;      // methods: `self.X = torch.is_grad_enabled()`
   bool isGenerator = false;
   bool isAsync = false;
   std::string name;
@@ -314,28 +315,40 @@ public:
   std::unordered_set<std::string> optimizerNames; // targets of torch.optim constructors
 
 private:
-  // One top-level statement and the units found in it.
-  struct TopLevel {
+  // A top-level statement, or a part of a top-level class (its header, a statement of its
+  // body), and the units found in it, in the order of the walk.
+  struct Piece {
     TSNode statement{};
     size_t firstUnit = 0;
     size_t endUnit = 0;
-    std::string key; // definitions, with a memo: what the memo knows them by
+    int classUnit = -1; // a method of a top-level class: that class
+    std::string key;    // a function or method, with a memo: what the memo knows it by
     const LoweredDefinition* reused = nullptr; // taken from the memo: no units of its own
     LoweredDefinition fresh; // what the memo will keep of it
   };
 
-  void collect(TSNode statement);
+  // Walks `from`'s subtree (not below `skipBelow`) with `stack` the units around it.
+  void collect(TSNode from, std::vector<int> stack, int depth, TSNode skipBelow = {});
+  void addPiece(std::vector<Piece>& pieces, TSNode statement, std::vector<int> stack, int depth,
+                std::string key);
+  void addClassPieces(std::vector<Piece>& pieces, TSNode statement, TSNode classNode);
   void enter(TSNode node, int depth, std::vector<int>& stack);
   void classifySavedModes();
   std::string qualify(int parent, std::string_view name) const;
   std::string definitionKey(TSNode statement, const std::vector<ByteRange>& parsed) const;
-  bool reusedContextHolds(const LoweringMemo& memo) const;
+  bool reusedContextHolds(const LoweringMemo& memo, const std::vector<Piece>& pieces) const;
+  LoweringMemo::ClassFacts classFacts(int classUnit) const;
   void lowerUnit(const UnitSource& unit);
-  void appendReused(const TopLevel& top);
-  void keep(TopLevel& top, size_t outFirst);
+  void appendReused(const Piece& piece);
+  void keep(Piece& piece, size_t outFirst);
 
   std::unordered_map<const void*, std::vector<TSNode>> decoratorsOf_;
-  TopLevel* recording_ = nullptr; // the definition whose suppressions the memo will keep
+  Piece* recording_ = nullptr; // the definition whose suppressions the memo will keep
+  // Set while building pieces with a memo.
+  const std::vector<ByteRange>* parsed_ = nullptr;
+  LoweringMemo* memo_ = nullptr;
+  bool reuse_ = false;
+  bool reusedAny_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -447,13 +460,12 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
   }
 }
 
-void ModuleLowering::collect(TSNode statement) {
-  std::vector<int> stack{0};
-  std::vector<const void*> unitNodes{nullptr}; // the node that opened each stack entry
-  TSTreeCursor cursor = ts_tree_cursor_new(statement);
-  int depth = 1; // top-level statements are the module's children
+void ModuleLowering::collect(TSNode from, std::vector<int> stack, int depth, TSNode skipBelow) {
+  const size_t outer = stack.size();
+  std::vector<const void*> unitNodes(outer, nullptr); // the node that opened each stack entry
+  TSTreeCursor cursor = ts_tree_cursor_new(from);
   auto leave = [&](TSNode node) {
-    if (stack.size() > 1 && unitNodes.back() == node.id) {
+    if (stack.size() > outer && unitNodes.back() == node.id) {
       stack.pop_back();
       unitNodes.pop_back();
     }
@@ -463,7 +475,7 @@ void ModuleLowering::collect(TSNode statement) {
     const size_t before = stack.size();
     if (ts_node_is_named(node)) enter(node, depth, stack);
     if (stack.size() > before) unitNodes.push_back(node.id);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
+    if (!ts_node_eq(node, skipBelow) && ts_tree_cursor_goto_first_child(&cursor)) {
       ++depth;
       continue;
     }
@@ -491,6 +503,7 @@ void ModuleLowering::classifySavedModes() {
       unit.savedVars.insert(target);
       if (target.starts_with("self.") && unit.classUnit >= 0) {
         units[static_cast<size_t>(unit.classUnit)].savedAttrs.insert(target.substr(5));
+        unit.savedSelfAttrs.push_back(target.substr(5));
       }
     }
   }
@@ -575,41 +588,122 @@ void shift(ir::FunctionIR& fn, uint32_t bytes, uint32_t lines) {
   for (ir::Node& node : fn.nodes) shift(node.event.range, bytes, lines);
 }
 
-bool isDefinition(TSNode statement) {
-  const Kind kind = kindOf(statement);
-  return kind == Kind::function_definition || kind == Kind::class_definition ||
-         kind == Kind::decorated_definition;
-}
-
 } // namespace
 
-bool ModuleLowering::reusedContextHolds(const LoweringMemo& memo) const {
-  return resolver.bindings() == memo.bindings && optimizerNames == memo.optimizerNames &&
-         units[0].savedVars == memo.moduleSavedVars;
+LoweringMemo::ClassFacts ModuleLowering::classFacts(int classUnit) const {
+  const UnitSource& unit = units[static_cast<size_t>(classUnit)];
+  return {unit.savedAttrs, unit.savedVars};
 }
 
-void ModuleLowering::appendReused(const TopLevel& top) {
-  const uint32_t start = ts_node_start_byte(top.statement);
+// What reused pieces were lowered against must be what this lowering arrived at.
+bool ModuleLowering::reusedContextHolds(const LoweringMemo& memo,
+                                        const std::vector<Piece>& pieces) const {
+  if (resolver.bindings() != memo.bindings || optimizerNames != memo.optimizerNames ||
+      units[0].savedVars != memo.moduleSavedVars) {
+    return false;
+  }
+  for (const Piece& piece : pieces) {
+    if (piece.reused == nullptr || piece.classUnit < 0) continue;
+    const auto facts = memo.classes.find(units[static_cast<size_t>(piece.classUnit)].qualifiedName);
+    if (facts == memo.classes.end() || !(facts->second == classFacts(piece.classUnit))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void ModuleLowering::appendReused(const Piece& piece) {
+  const uint32_t start = ts_node_start_byte(piece.statement);
   const uint32_t line = source.lineOf(start);
-  for (const ir::FunctionIR& kept : top.reused->units) {
+  for (const ir::FunctionIR& kept : piece.reused->units) {
     result.module.units.push_back(kept);
     shift(result.module.units.back(), start, line);
   }
 }
 
-// Copies what lowering `top` produced (result.module.units from `outFirst`) into its memo entry,
-// positions made relative.
-void ModuleLowering::keep(TopLevel& top, size_t outFirst) {
-  const uint32_t start = ts_node_start_byte(top.statement);
+// Copies what lowering `piece` produced (result.module.units from `outFirst`) into its memo
+// entry, positions made relative.
+void ModuleLowering::keep(Piece& piece, size_t outFirst) {
+  const uint32_t start = ts_node_start_byte(piece.statement);
   const uint32_t line = source.lineOf(start);
   for (size_t i = outFirst; i < result.module.units.size(); ++i) {
-    top.fresh.units.push_back(result.module.units[i]);
-    shift(top.fresh.units.back(), 0u - start, 0u - line);
+    piece.fresh.units.push_back(result.module.units[i]);
+    shift(piece.fresh.units.back(), 0u - start, 0u - line);
   }
-  for (size_t i = top.firstUnit; i < top.endUnit; ++i) {
-    for (const std::string& target : units[i].optimizerTargets) {
-      top.fresh.optimizerNames.push_back(target);
+  for (size_t i = piece.firstUnit; i < piece.endUnit; ++i) {
+    const UnitSource& unit = units[i];
+    piece.fresh.optimizerNames.insert(piece.fresh.optimizerNames.end(),
+                                      unit.optimizerTargets.begin(), unit.optimizerTargets.end());
+    if (unit.classUnit == piece.classUnit) {
+      piece.fresh.classSavedAttrs.insert(piece.fresh.classSavedAttrs.end(),
+                                         unit.savedSelfAttrs.begin(), unit.savedSelfAttrs.end());
     }
+  }
+}
+
+// Takes the piece from the memo when it holds it, else walks it.
+void ModuleLowering::addPiece(std::vector<Piece>& pieces, TSNode statement,
+                              std::vector<int> stack, int depth, std::string key) {
+  Piece& piece = pieces.emplace_back();
+  piece.statement = statement;
+  piece.classUnit = stack.size() > 1 ? stack.back() : -1;
+  piece.key = std::move(key);
+  if (reuse_ && !piece.key.empty()) {
+    if (auto hit = memo_->definitions.find(piece.key); hit != memo_->definitions.end()) {
+      piece.reused = &hit->second;
+      reusedAny_ = true;
+      resolver.replay(piece.reused->bindings);
+      const uint32_t line = source.lineOf(ts_node_start_byte(statement));
+      for (const auto& [offset, comment] : piece.reused->suppressionComments) {
+        result.suppressions.addComment(line + offset, comment);
+      }
+      return;
+    }
+  }
+  piece.firstUnit = units.size();
+  if (!piece.key.empty()) {
+    recording_ = &piece;
+    resolver.setJournal(&piece.fresh.bindings);
+  }
+  collect(statement, std::move(stack), depth);
+  recording_ = nullptr;
+  resolver.setJournal(nullptr);
+  piece.endUnit = units.size();
+}
+
+namespace {
+
+// The definition a statement makes, seen through its decorators.
+TSNode definitionOf(TSNode statement) {
+  return kindOf(statement) == Kind::decorated_definition
+             ? field(statement, fields().definition)
+             : statement;
+}
+
+} // namespace
+
+// A top-level class in pieces: its header (and the class unit), then each statement of its body;
+// its methods are kept in the memo one by one, so that an edit in one method of a long class
+// lowers that method again, not the class.
+void ModuleLowering::addClassPieces(std::vector<Piece>& pieces, TSNode statement,
+                                    TSNode classNode) {
+  TSNode body = field(classNode, fields().body);
+  Piece& header = pieces.emplace_back();
+  header.statement = statement;
+  header.firstUnit = units.size();
+  collect(statement, {0}, 1, body);
+  header.endUnit = units.size();
+  int classUnit = -1;
+  for (size_t i = header.firstUnit; i < header.endUnit && classUnit < 0; ++i) {
+    if (units[i].node.id == classNode.id) classUnit = static_cast<int>(i);
+  }
+  if (classUnit < 0 || isNull(body)) return;
+  const UnitSource& owner = units[static_cast<size_t>(classUnit)];
+  const std::string owners = owner.qualifiedName + '\0' + owner.name + '\0';
+  for (TSNode member : children(body)) {
+    const bool method = kindOf(definitionOf(member)) == Kind::function_definition;
+    addPiece(pieces, member, {0, classUnit}, 3,
+             method ? owners + definitionKey(member, *parsed_) : std::string());
   }
 }
 
@@ -624,79 +718,83 @@ bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<Byt
                           memo->isPackageInit != context.isPackageInit)) {
     reuse = false;
   }
+  parsed_ = &parsed;
+  memo_ = memo;
+  reuse_ = reuse && memo != nullptr;
 
-  std::vector<TopLevel> topLevel;
-  bool reusedAny = false;
+  std::vector<Piece> pieces;
   for (TSNode root : roots) {
     for (TSNode statement : children(root)) {
       if (kindOf(statement) != Kind::comment) units[0].statements.push_back(statement);
-      TopLevel& top = topLevel.emplace_back();
-      top.statement = statement;
-      if (memo != nullptr && isDefinition(statement)) top.key = definitionKey(statement, parsed);
-      if (reuse && !top.key.empty()) {
-        if (auto hit = memo->definitions.find(top.key); hit != memo->definitions.end()) {
-          top.reused = &hit->second;
-          reusedAny = true;
-          resolver.replay(top.reused->bindings);
-          const uint32_t line = source.lineOf(ts_node_start_byte(statement));
-          for (const auto& [offset, comment] : top.reused->suppressionComments) {
-            result.suppressions.addComment(line + offset, comment);
-          }
-          continue;
-        }
+      const Kind kind = kindOf(definitionOf(statement));
+      if (memo != nullptr && kind == Kind::class_definition) {
+        addClassPieces(pieces, statement, definitionOf(statement));
+      } else {
+        const bool keyed = memo != nullptr && kind == Kind::function_definition;
+        addPiece(pieces, statement, {0}, 1, keyed ? definitionKey(statement, parsed) : "");
       }
-      top.firstUnit = units.size();
-      if (!top.key.empty()) {
-        recording_ = &top;
-        resolver.setJournal(&top.fresh.bindings);
-      }
-      collect(statement);
-      recording_ = nullptr;
-      resolver.setJournal(nullptr);
-      top.endUnit = units.size();
     }
   }
   classifySavedModes();
-  if (reusedAny) {
-    for (const TopLevel& top : topLevel) {
-      if (top.reused == nullptr) continue;
-      optimizerNames.insert(top.reused->optimizerNames.begin(), top.reused->optimizerNames.end());
+  if (reusedAny_) {
+    for (const Piece& piece : pieces) {
+      if (piece.reused == nullptr) continue;
+      optimizerNames.insert(piece.reused->optimizerNames.begin(),
+                            piece.reused->optimizerNames.end());
+      if (piece.classUnit >= 0) {
+        units[static_cast<size_t>(piece.classUnit)].savedAttrs.insert(
+            piece.reused->classSavedAttrs.begin(), piece.reused->classSavedAttrs.end());
+      }
     }
-    if (!reusedContextHolds(*memo)) return false;
+    if (!reusedContextHolds(*memo, pieces)) return false;
   }
 
   auto& out = result.module.units;
   out.reserve(units.size());
   lowerUnit(units[0]);
-  for (TopLevel& top : topLevel) {
-    if (top.reused != nullptr) {
-      appendReused(top);
+  for (Piece& piece : pieces) {
+    if (piece.reused != nullptr) {
+      appendReused(piece);
       continue;
     }
     const size_t outFirst = out.size();
     const size_t warnings = result.warnings.size();
     const size_t diagnostics = result.frontendDiagnostics.size();
-    for (size_t i = top.firstUnit; i < top.endUnit; ++i) lowerUnit(units[i]);
+    for (size_t i = piece.firstUnit; i < piece.endUnit; ++i) lowerUnit(units[i]);
     // A definition that could not be lowered whole is lowered again next time, to say so again.
-    if (!top.key.empty() && result.warnings.size() == warnings &&
+    if (!piece.key.empty() && result.warnings.size() == warnings &&
         result.frontendDiagnostics.size() == diagnostics) {
-      keep(top, outFirst);
+      keep(piece, outFirst);
     } else {
-      top.key.clear();
+      piece.key.clear();
     }
   }
 
   if (memo != nullptr) {
     std::unordered_map<std::string, LoweredDefinition> kept;
-    for (TopLevel& top : topLevel) {
-      if (top.key.empty() || kept.count(top.key) != 0) continue;
-      if (top.reused != nullptr) {
-        kept.insert(memo->definitions.extract(top.key));
+    std::unordered_map<std::string, LoweringMemo::ClassFacts> classes;
+    std::unordered_set<std::string> ambiguous; // two classes of one name: neither is kept
+    for (const Piece& piece : pieces) {
+      if (piece.classUnit < 0 || piece.key.empty()) continue;
+      const std::string& name = units[static_cast<size_t>(piece.classUnit)].qualifiedName;
+      auto [at, added] = classes.try_emplace(name, classFacts(piece.classUnit));
+      if (!added && !(at->second == classFacts(piece.classUnit))) ambiguous.insert(name);
+    }
+    for (Piece& piece : pieces) {
+      if (piece.key.empty() || kept.count(piece.key) != 0) continue;
+      if (piece.classUnit >= 0 &&
+          ambiguous.count(units[static_cast<size_t>(piece.classUnit)].qualifiedName) != 0) {
+        continue;
+      }
+      if (piece.reused != nullptr) {
+        kept.insert(memo->definitions.extract(piece.key));
       } else {
-        kept.emplace(std::move(top.key), std::move(top.fresh));
+        kept.emplace(std::move(piece.key), std::move(piece.fresh));
       }
     }
+    for (const std::string& name : ambiguous) classes.erase(name);
     memo->definitions = std::move(kept);
+    memo->classes = std::move(classes);
     memo->moduleName = context.moduleName;
     memo->isPackageInit = context.isPackageInit;
     memo->bindings = resolver.bindings();

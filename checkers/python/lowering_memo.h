@@ -1,6 +1,7 @@
 // What lowering a buffer left for the next lowering of the same buffer (an editor's): the IR of
-// each top-level definition, keyed by its text, and the module-wide facts that IR depends on.
-// A definition whose text is unchanged is not lowered again while those facts hold.
+// each top-level function and of each method of a top-level class, keyed by its text, and the
+// module-wide (and class-wide) facts that IR depends on. A definition whose text is unchanged is
+// not lowered again while those facts hold.
 #pragma once
 
 #include "checkers/ir/grad_ir.h"
@@ -14,7 +15,7 @@
 
 namespace gradlint::python {
 
-// One top-level definition's share of a lowering. Positions are relative to the definition:
+// One definition's share of a lowering. Positions are relative to the definition:
 // bytes from its first byte, lines from its first line (columns are unchanged by a shift).
 struct LoweredDefinition {
   std::vector<ir::FunctionIR> units;
@@ -22,6 +23,7 @@ struct LoweredDefinition {
   std::vector<std::pair<std::string, std::string>> bindings;
   std::vector<std::pair<uint32_t, std::string>> suppressionComments; // (line, comment text)
   std::vector<std::string> optimizerNames; // targets it assigns a torch.optim constructor to
+  std::vector<std::string> classSavedAttrs; // a method's `self.X = torch.is_grad_enabled()`
 };
 
 struct LoweringMemo {
@@ -32,7 +34,16 @@ struct LoweringMemo {
   std::unordered_map<std::string, std::string> bindings;   // module scope, after every import
   std::unordered_set<std::string> optimizerNames;          // module-wide
   std::unordered_set<std::string> moduleSavedVars;         // saves of grad mode at top level
-  std::unordered_map<std::string, LoweredDefinition> definitions; // by text and parsed ranges
+  // What the methods of a top-level class depend on in it (by the class's qualified name).
+  struct ClassFacts {
+    std::unordered_set<std::string> savedAttrs; // `self.X` saves of grad mode in any method
+    std::unordered_set<std::string> savedVars;  // saves in the class body itself
+    bool operator==(const ClassFacts&) const = default;
+  };
+  std::unordered_map<std::string, ClassFacts> classes;
+  // Top-level functions, and methods of top-level classes, by text and parsed ranges (a method's
+  // key starts with its class's qualified name and name).
+  std::unordered_map<std::string, LoweredDefinition> definitions;
 };
 
 } // namespace gradlint::python

@@ -369,10 +369,10 @@ class Runner:
 def helper():
     return sge
 
-#### version: module-import-aliased
+#### version: method-added
 # the same definitions, two lines further down
 
-import torch as th
+import torch
 from torch import set_grad_enabled
 
 prev = False
@@ -406,6 +406,321 @@ class Runner:
 
     def close(self):
         torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        torch.set_grad_enabled(False)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+#### version: one-method-edited
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Runner:
+    def __enter__(self):
+        self.saved = torch.is_grad_enabled()
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+#### version: method-save-removed
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Runner:
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+#### version: class-body-save-added
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Runner:
+    mode = torch.is_grad_enabled()
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+#### version: class-body-save-removed
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Runner:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+#### version: class-renamed
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+#### version: module-import-aliased
+# the same definitions, two lines further down
+
+import torch as th
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
 
     @torch.no_grad()
     def evaluate(self, model, batch):
