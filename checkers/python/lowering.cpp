@@ -331,7 +331,8 @@ private:
   void collect(TSNode from, std::vector<int> stack, int depth, TSNode skipBelow = {});
   void addPiece(std::vector<Piece>& pieces, TSNode statement, std::vector<int> stack, int depth,
                 std::string key);
-  void addClassPieces(std::vector<Piece>& pieces, TSNode statement, TSNode classNode);
+  void addClassPieces(std::vector<Piece>& pieces, TSNode statement, TSNode classNode,
+                      const std::vector<int>& stack, int depth);
   void enter(TSNode node, int depth, std::vector<int>& stack);
   void classifySavedModes();
   std::string qualify(int parent, std::string_view name) const;
@@ -603,10 +604,10 @@ bool ModuleLowering::reusedContextHolds(const LoweringMemo& memo,
     return false;
   }
   for (const Piece& piece : pieces) {
-    if (piece.reused == nullptr || piece.classUnit < 0) continue;
-    const auto facts = memo.classes.find(units[static_cast<size_t>(piece.classUnit)].qualifiedName);
-    if (facts == memo.classes.end() || !(facts->second == classFacts(piece.classUnit))) {
-      return false;
+    if (piece.reused == nullptr) continue;
+    for (int at = piece.classUnit; at > 0; at = units[static_cast<size_t>(at)].parent) {
+      const auto facts = memo.classes.find(units[static_cast<size_t>(at)].qualifiedName);
+      if (facts == memo.classes.end() || !(facts->second == classFacts(at))) return false;
     }
   }
   return true;
@@ -682,16 +683,17 @@ TSNode definitionOf(TSNode statement) {
 
 } // namespace
 
-// A top-level class in pieces: its header (and the class unit), then each statement of its body;
-// its methods are kept in the memo one by one, so that an edit in one method of a long class
-// lowers that method again, not the class.
+// A class at top level or in such a class, in pieces: its header (and the class unit), then each
+// statement of its body; its methods are kept in the memo one by one, so that an edit in one
+// method of a long class lowers that method again, not the class.
 void ModuleLowering::addClassPieces(std::vector<Piece>& pieces, TSNode statement,
-                                    TSNode classNode) {
+                                    TSNode classNode, const std::vector<int>& stack, int depth) {
   TSNode body = field(classNode, fields().body);
   Piece& header = pieces.emplace_back();
   header.statement = statement;
+  header.classUnit = stack.size() > 1 ? stack.back() : -1;
   header.firstUnit = units.size();
-  collect(statement, {0}, 1, body);
+  collect(statement, stack, depth, body);
   header.endUnit = units.size();
   int classUnit = -1;
   for (size_t i = header.firstUnit; i < header.endUnit && classUnit < 0; ++i) {
@@ -700,9 +702,16 @@ void ModuleLowering::addClassPieces(std::vector<Piece>& pieces, TSNode statement
   if (classUnit < 0 || isNull(body)) return;
   const UnitSource& owner = units[static_cast<size_t>(classUnit)];
   const std::string owners = owner.qualifiedName + '\0' + owner.name + '\0';
+  std::vector<int> inside = stack;
+  inside.push_back(classUnit);
   for (TSNode member : children(body)) {
-    const bool method = kindOf(definitionOf(member)) == Kind::function_definition;
-    addPiece(pieces, member, {0, classUnit}, 3,
+    const Kind kind = kindOf(definitionOf(member));
+    if (kind == Kind::class_definition) {
+      addClassPieces(pieces, member, definitionOf(member), inside, depth + 2);
+      continue;
+    }
+    const bool method = kind == Kind::function_definition;
+    addPiece(pieces, member, inside, depth + 2,
              method ? owners + definitionKey(member, *parsed_) : std::string());
   }
 }
@@ -728,7 +737,7 @@ bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<Byt
       if (kindOf(statement) != Kind::comment) units[0].statements.push_back(statement);
       const Kind kind = kindOf(definitionOf(statement));
       if (memo != nullptr && kind == Kind::class_definition) {
-        addClassPieces(pieces, statement, definitionOf(statement));
+        addClassPieces(pieces, statement, definitionOf(statement), {0}, 1);
       } else {
         const bool keyed = memo != nullptr && kind == Kind::function_definition;
         addPiece(pieces, statement, {0}, 1, keyed ? definitionKey(statement, parsed) : "");
@@ -774,18 +783,29 @@ bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<Byt
     std::unordered_map<std::string, LoweredDefinition> kept;
     std::unordered_map<std::string, LoweringMemo::ClassFacts> classes;
     std::unordered_set<std::string> ambiguous; // two classes of one name: neither is kept
+    // Every class around a kept method, by qualified name (the same class is seen once per
+    // method: a second class of that name with other facts makes the name ambiguous).
+    std::unordered_map<std::string, int> classUnitOf;
     for (const Piece& piece : pieces) {
-      if (piece.classUnit < 0 || piece.key.empty()) continue;
-      const std::string& name = units[static_cast<size_t>(piece.classUnit)].qualifiedName;
-      auto [at, added] = classes.try_emplace(name, classFacts(piece.classUnit));
-      if (!added && !(at->second == classFacts(piece.classUnit))) ambiguous.insert(name);
-    }
-    for (Piece& piece : pieces) {
-      if (piece.key.empty() || kept.count(piece.key) != 0) continue;
-      if (piece.classUnit >= 0 &&
-          ambiguous.count(units[static_cast<size_t>(piece.classUnit)].qualifiedName) != 0) {
-        continue;
+      if (piece.key.empty()) continue;
+      for (int at = piece.classUnit; at > 0; at = units[static_cast<size_t>(at)].parent) {
+        const std::string& name = units[static_cast<size_t>(at)].qualifiedName;
+        auto [seen, added] = classUnitOf.try_emplace(name, at);
+        if (added) {
+          classes.emplace(name, classFacts(at));
+        } else if (seen->second != at) {
+          ambiguous.insert(name);
+        }
       }
+    }
+    auto inAmbiguousClass = [&](const Piece& piece) {
+      for (int at = piece.classUnit; at > 0; at = units[static_cast<size_t>(at)].parent) {
+        if (ambiguous.count(units[static_cast<size_t>(at)].qualifiedName) != 0) return true;
+      }
+      return false;
+    };
+    for (Piece& piece : pieces) {
+      if (piece.key.empty() || kept.count(piece.key) != 0 || inAmbiguousClass(piece)) continue;
       if (piece.reused != nullptr) {
         kept.insert(memo->definitions.extract(piece.key));
       } else {

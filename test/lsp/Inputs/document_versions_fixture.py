@@ -677,6 +677,203 @@ class Trainer:
 def helper():
     return sge
 
+#### version: nested-class-added
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+
+
+class Outer:
+    mode = torch.is_grad_enabled()
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            torch.set_grad_enabled(False)
+#### version: nested-method-edited
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+
+
+class Outer:
+    mode = torch.is_grad_enabled()
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            print('leaking')
+            torch.set_grad_enabled(False)
+#### version: outer-class-save-removed
+# the same definitions, two lines further down
+
+import torch
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+
+
+class Outer:
+    mode = True
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            print('leaking')
+            torch.set_grad_enabled(False)
 #### version: module-import-aliased
 # the same definitions, two lines further down
 
@@ -730,3 +927,16 @@ class Trainer:
 def helper():
     return sge
 
+
+
+class Outer:
+    mode = True
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            print('leaking')
+            torch.set_grad_enabled(False)
