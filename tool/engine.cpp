@@ -141,7 +141,7 @@ bool lowerFile(FileState& state, const CheckOptions& options) {
   python::DocumentMemo* memo = state.input->documentMemo.get();
   const bool fromKeptTree = state.treeMemo != nullptr;
   if (memo == nullptr && !state.ranges.empty() && parsedBytes(state) >= kTreeKeptFromBytes) {
-    if (!state.treeMemo) state.treeMemo = std::make_unique<python::DocumentMemo>(false);
+    if (!state.treeMemo) state.treeMemo = std::make_unique<python::DocumentMemo>(true);
     memo = state.treeMemo.get();
   }
   state.lowered = python::analyzePythonFile(*state.source, context, state.ranges, memo);
@@ -504,6 +504,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   phaseStart = std::chrono::steady_clock::now();
 
   // Rules.
+#if defined(__SANITIZE_ADDRESS__)
+  const bool releaseMemory = true; // leak checking must see a clean exit
+#else
+  const bool releaseMemory = options.releaseMemory;
+#endif
   std::vector<std::vector<Diagnostic>> perFile(states.size());
   std::vector<std::vector<std::string>> perFileScopes(states.size());
   std::vector<std::vector<std::string>> perFileWarnings(states.size());
@@ -538,11 +543,13 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
     }
     perFile[i] = std::move(diagnostics);
-    // Freed here, in parallel, rather than file after file on one thread at the end.
     perFileWarnings[i] = std::move(state.lowered->warnings);
-    state.lowered.reset();
-    state.treeMemo.reset();
-    state.layout = {};
+    if (releaseMemory) {
+      // Freed here, in parallel, rather than file after file on one thread at the end.
+      state.lowered.reset();
+      state.treeMemo.reset();
+      state.layout = {};
+    }
   });
   result.stats.rulesSeconds = secondsSince(phaseStart);
 
@@ -564,6 +571,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {
     return a.source->path() < b.source->path();
   });
+  if (!releaseMemory) {
+    // Deliberately never freed: the process exits next (CheckOptions::releaseMemory).
+    static_cast<void>(new std::vector<FileState>(std::move(states)));
+    static_cast<void>(new ir::GradStateReports(std::move(gradStates)));
+  }
   return result;
 }
 

@@ -30,6 +30,9 @@ struct CheckOptions {
   unsigned threads = 0;  // 0: all cores
   // C++ files: where their compile flags come from (-p, --); null: Clang's defaults.
   std::shared_ptr<const cpp::CompileCommands> cppCommands;
+  // false: the process exits after this run, so the run's IR and trees are left to the OS
+  // instead of freed piece by piece (like clang's -disable-free). Ignored under AddressSanitizer.
+  bool releaseMemory = true;
 };
 
 struct FileInput {

@@ -270,6 +270,7 @@ int runCheckCommand(const CheckArgs& args) {
   const char* noCacheVariable = std::getenv("GRADLINT_NO_CACHE");
   const bool noCache = args.noCache || (noCacheVariable != nullptr && *noCacheVariable != '\0' &&
                                         std::string_view(noCacheVariable) != "0");
+  options.releaseMemory = false; // the process ends after reporting
   CheckResult result = noCache ? runCheck(inputs, options)
                                : runCheckWithCache(std::move(inputs), options,
                                                    defaultCacheDir(args));
