@@ -14,6 +14,14 @@ uint32_t countCodePoints(std::string_view text) {
 SourceText::SourceText(std::string path, std::string bytes)
     : path_(std::move(path)), bytes_(std::move(bytes)) {
   if (bytes_.starts_with("\xEF\xBB\xBF")) contentStart_ = 3;
+}
+
+const std::vector<uint32_t>& SourceText::lineStarts() const {
+  std::call_once(indexed_, [this] { buildIndex(); });
+  return lineStarts_;
+}
+
+void SourceText::buildIndex() const {
   lineStarts_.push_back(contentStart_);
   const size_t size = bytes_.size();
   for (size_t i = contentStart_; i < size; ++i) {
@@ -34,6 +42,7 @@ SourceText::SourceText(std::string path, std::string bytes)
 }
 
 uint32_t SourceText::codePointsBefore(uint32_t byte) const {
+  lineStarts(); // builds the index
   const uint32_t block = byte / kColumnBlock;
   const uint32_t blockStart = block * kColumnBlock;
   return codePointsBeforeBlock_[block] +
@@ -41,12 +50,13 @@ uint32_t SourceText::codePointsBefore(uint32_t byte) const {
 }
 
 uint32_t SourceText::lineOf(uint32_t byte) const {
-  auto it = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), byte);
-  return static_cast<uint32_t>(std::max<std::ptrdiff_t>(0, (it - lineStarts_.begin()) - 1));
+  const std::vector<uint32_t>& starts = lineStarts();
+  auto it = std::upper_bound(starts.begin(), starts.end(), byte);
+  return static_cast<uint32_t>(std::max<std::ptrdiff_t>(0, (it - starts.begin()) - 1));
 }
 
 std::string_view SourceText::lineText(uint32_t line) const {
-  if (line >= lineStarts_.size()) return {};
+  if (line >= lineStarts().size()) return {};
   const uint32_t start = lineStarts_[line];
   uint32_t end = line + 1 < lineStarts_.size() ? lineStarts_[line + 1]
                                                : static_cast<uint32_t>(bytes_.size());
@@ -55,7 +65,7 @@ std::string_view SourceText::lineText(uint32_t line) const {
 }
 
 uint32_t SourceText::columnOf(uint32_t line, uint32_t byte) const {
-  const uint32_t start = line < lineStarts_.size() ? lineStarts_[line] : 0;
+  const uint32_t start = line < lineStarts().size() ? lineStarts_[line] : 0;
   byte = std::min<uint32_t>(std::max(byte, start), static_cast<uint32_t>(bytes_.size()));
   return codePointsBefore(byte) - codePointsBefore(start);
 }

@@ -1,9 +1,11 @@
 // A file's bytes with a line index, and the byte -> character-column mapping used for every
-// position gradlint reports.
+// position gradlint reports. The index is built on first use: most files of a run are only
+// searched, never parsed, and need no positions.
 #pragma once
 
 #include "checkers/ir/grad_ir.h"
 
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,14 +15,16 @@ namespace gradlint {
 class SourceText {
 public:
   SourceText(std::string path, std::string bytes);
+  SourceText(const SourceText&) = delete;
+  SourceText& operator=(const SourceText&) = delete;
 
   const std::string& path() const { return path_; }
   const std::string& bytes() const { return bytes_; }
   // Where parsing starts: past a UTF-8 byte order mark, which Python ignores.
   uint32_t contentStart() const { return contentStart_; }
-  size_t lineCount() const { return lineStarts_.size(); }
+  size_t lineCount() const { return lineStarts().size(); }
   uint32_t lineOf(uint32_t byte) const;
-  uint32_t lineStart(uint32_t line) const { return lineStarts_[line]; }
+  uint32_t lineStart(uint32_t line) const { return lineStarts()[line]; }
   // The line's text without its terminator.
   std::string_view lineText(uint32_t line) const;
   // 0-based column in code points, in time bounded by a constant (long single-line files must
@@ -33,10 +37,14 @@ private:
   std::string path_;
   std::string bytes_;
   uint32_t contentStart_ = 0;
-  std::vector<uint32_t> lineStarts_;
   static constexpr uint32_t kColumnBlock = 256;
-  std::vector<uint32_t> codePointsBeforeBlock_; // code points before byte block * kColumnBlock
+  // The index, built once (by whichever thread asks first).
+  mutable std::once_flag indexed_;
+  mutable std::vector<uint32_t> lineStarts_;
+  mutable std::vector<uint32_t> codePointsBeforeBlock_; // before byte block * kColumnBlock
 
+  const std::vector<uint32_t>& lineStarts() const;
+  void buildIndex() const;
   uint32_t codePointsBefore(uint32_t byte) const;
 };
 
