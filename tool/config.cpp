@@ -276,8 +276,22 @@ ConfigResolver::ConfigResolver(const std::optional<std::string>& overridePath) {
 
 std::shared_ptr<const Settings> ConfigResolver::settingsForFile(const fs::path& file) {
   if (override_) return override_;
+  // Only a plain "folder/name" is looked up as given: `..`, `.` and trailing slashes change
+  // what the folder part means.
+  const std::string& given = file.native();
+  const size_t slash = given.rfind('/');
+  const std::string_view name = std::string_view(given).substr(slash + 1);
+  const bool plain = slash != std::string::npos && slash > 0 && !name.empty() && name != "." &&
+                     name != "..";
+  std::string folder = plain ? given.substr(0, slash) : std::string();
+  if (plain) {
+    if (auto it = byGivenFolder_.find(folder); it != byGivenFolder_.end()) return it->second;
+  }
   std::error_code ec;
-  return settingsInFolder(fs::absolute(file, ec).lexically_normal().parent_path());
+  std::shared_ptr<const Settings> settings =
+      settingsInFolder(fs::absolute(file, ec).lexically_normal().parent_path());
+  if (plain) byGivenFolder_.emplace(std::move(folder), settings);
+  return settings;
 }
 
 std::shared_ptr<const Settings> ConfigResolver::settingsForFolder(const fs::path& folder) {
@@ -344,13 +358,15 @@ std::vector<std::string> enabledRules(const Settings& settings, const CliSelecti
   apply(settings.select, settings.extendSelect, settings.ignore);
   apply(cli.select, cli.extendSelect, cli.ignore);
 
-  const auto [relative, name] = relativeParts(settings, file);
-  for (const PerFileIgnore& entry : settings.perFileIgnores) {
-    const bool negated = entry.glob.starts_with('!');
-    const std::string glob = negated ? entry.glob.substr(1) : entry.glob;
-    if (globMatches(glob, relative, name) == negated) continue;
-    for (const rules::Rule* rule : rules) {
-      if (matches(rule->info(), entry.codes, false)) enabled.erase(rule->info().code);
+  if (!settings.perFileIgnores.empty()) {
+    const auto [relative, name] = relativeParts(settings, file);
+    for (const PerFileIgnore& entry : settings.perFileIgnores) {
+      const bool negated = entry.glob.starts_with('!');
+      const std::string glob = negated ? entry.glob.substr(1) : entry.glob;
+      if (globMatches(glob, relative, name) == negated) continue;
+      for (const rules::Rule* rule : rules) {
+        if (matches(rule->info(), entry.codes, false)) enabled.erase(rule->info().code);
+      }
     }
   }
   enabled.insert("GL000"); // like ruff's syntax errors: without it a broken file looks clean

@@ -71,6 +71,9 @@ private:
   std::shared_ptr<const Settings> override_;
   std::shared_ptr<const Settings> defaults_;
   std::unordered_map<std::string, std::shared_ptr<const Settings>> byFolder_;
+  // The answers by the folder part of the path as given, before making it absolute and normal:
+  // discovery asks for every file of a folder in turn.
+  std::unordered_map<std::string, std::shared_ptr<const Settings>> byGivenFolder_;
 };
 
 // The command line's part of rule selection.
