@@ -126,12 +126,27 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Files parsed in part whose tree is kept for the run, for rescans: large ones only (a tree
-// takes several times its text's bytes, and only large files make a rescan round wait).
+// Files parsed in part whose tree (and lowering) is kept for the run, for rescans: large ones
+// only (only large files make a rescan round wait), and only up to a total of parsed bytes (a
+// tree and the kept IR take ~25-35 times the bytes parsed). Files are lowered largest first, so
+// the budget goes to the largest: on the torch corpus every file a rescan re-parses fits in it.
 constexpr size_t kTreeKeptFromBytes = 32 * 1024;
+constexpr size_t kTreesKeptBudgetBytes = 1024 * 1024;
+
+// What may still be kept; shared by the threads of one run.
+struct KeptTreeBudget {
+  std::atomic<size_t> left{kTreesKeptBudgetBytes};
+  bool take(size_t bytes) {
+    size_t now = left.load();
+    while (now >= bytes) {
+      if (left.compare_exchange_weak(now, now - bytes)) return true;
+    }
+    return false;
+  }
+};
 
 // Returns true when the parse started from a tree this run kept for the file.
-bool lowerFile(FileState& state, const CheckOptions& options) {
+bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget* budget = nullptr) {
   const SourceFileRef& ref = state.input->ref;
   if (isCppPath(ref.path)) {
     lowerCppFile(state, options);
@@ -140,8 +155,11 @@ bool lowerFile(FileState& state, const CheckOptions& options) {
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
   python::DocumentMemo* memo = state.input->documentMemo.get();
   const bool fromKeptTree = state.treeMemo != nullptr;
-  if (memo == nullptr && !state.ranges.empty() && parsedBytes(state) >= kTreeKeptFromBytes) {
-    if (!state.treeMemo) state.treeMemo = std::make_unique<python::DocumentMemo>(true);
+  if (memo == nullptr && !state.ranges.empty() && budget != nullptr) {
+    const size_t bytes = parsedBytes(state);
+    if (!state.treeMemo && bytes >= kTreeKeptFromBytes && budget->take(bytes)) {
+      state.treeMemo = std::make_unique<python::DocumentMemo>(true);
+    }
     memo = state.treeMemo.get();
   }
   state.lowered = python::analyzePythonFile(*state.source, context, state.ranges, memo);
@@ -330,7 +348,7 @@ struct LoweredCount {
 // Lowers the wanted files, the largest first: a large file started last would leave the other
 // threads idle at the end (the longest-processing-time-first rule).
 LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector<char>& wanted,
-                               const CheckOptions& options) {
+                               const CheckOptions& options, KeptTreeBudget& budget) {
   std::vector<std::pair<size_t, size_t>> order; // (bytes to parse, index)
   for (size_t i = 0; i < states.size(); ++i) {
     if (wanted[i]) order.emplace_back(parsedBytes(states[i]), i);
@@ -339,7 +357,7 @@ LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector
   LoweredCount count;
   std::atomic<size_t> fromKeptTree{0};
   parallelFor(order.size(), options.threads, [&](size_t at) {
-    if (lowerFile(states[order[at].second], options)) ++fromKeptTree;
+    if (lowerFile(states[order[at].second], options, &budget)) ++fromKeptTree;
   });
   count.fromKeptTree = fromKeptTree;
   count.files = order.size();
@@ -448,7 +466,8 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       wanted[i] = planPythonRanges(state);
     }
   });
-  const LoweredCount firstPass = lowerLargestFirst(states, wanted, options);
+  KeptTreeBudget keptTrees;
+  const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, keptTrees);
   result.stats.bytesRead = bytesRead;
   result.stats.firstPassFiles = firstPass.files;
   result.stats.firstPassBytes = firstPass.bytes;
@@ -494,7 +513,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
         wantedAgain[i] = planRescan(state, round);
       }
     });
-    const LoweredCount added = lowerLargestFirst(states, wantedAgain, options);
+    const LoweredCount added = lowerLargestFirst(states, wantedAgain, options, keptTrees);
     result.stats.rescanLowerings += added.files;
     result.stats.rescanBytes += added.bytes;
     result.stats.rescanFromKeptTree += added.fromKeptTree;
