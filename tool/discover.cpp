@@ -4,12 +4,15 @@
 
 #include <cstdlib>
 
+#include <dlfcn.h>
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <system_error>
+#include <type_traits>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
@@ -17,22 +20,70 @@ namespace fs = std::filesystem;
 namespace gradlint {
 namespace {
 
+// The part of libgit2 discovery uses, opened on first need (see CMakeLists.txt): a run outside
+// any repository never loads it.
+struct LibGit2 {
+  decltype(&git_libgit2_init) init = nullptr;
+  decltype(&git_libgit2_shutdown) shutdown = nullptr;
+  decltype(&git_repository_discover) discover = nullptr;
+  decltype(&git_repository_open) open = nullptr;
+  decltype(&git_repository_free) free = nullptr;
+  decltype(&git_repository_workdir) workdir = nullptr;
+  decltype(&git_ignore_path_is_ignored) isIgnored = nullptr;
+  decltype(&git_buf_dispose) bufDispose = nullptr;
+
+  // Null, with `error` set, when the library or one of its functions is missing.
+  static const LibGit2* get(std::string& error) {
+    static std::string loadError;
+    static const LibGit2* library = [] {
+      void* handle = dlopen(GRADLINT_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) {
+        loadError = dlerror();
+        return static_cast<LibGit2*>(nullptr);
+      }
+      auto* git = new LibGit2; // kept for the process, like the library
+      bool complete = true;
+      auto bind = [&](auto& function, const char* name) {
+        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
+        if (function == nullptr) {
+          complete = false;
+          loadError = std::string(GRADLINT_LIBGIT2_SONAME) + " has no " + name;
+        }
+      };
+      bind(git->init, "git_libgit2_init");
+      bind(git->shutdown, "git_libgit2_shutdown");
+      bind(git->discover, "git_repository_discover");
+      bind(git->open, "git_repository_open");
+      bind(git->free, "git_repository_free");
+      bind(git->workdir, "git_repository_workdir");
+      bind(git->isIgnored, "git_ignore_path_is_ignored");
+      bind(git->bufDispose, "git_buf_dispose");
+      return complete ? git : nullptr;
+    }();
+    if (library == nullptr) error = loadError;
+    return library;
+  }
+};
+
 // libgit2 answers "is this path ignored" with git's own rules (nested .gitignore files,
 // negations, info/exclude, core.excludesFile), so we do not re-implement them.
 class GitIgnore {
 public:
   GitIgnore() = default;
   ~GitIgnore() {
-    for (auto& [root, repo] : repos_) git_repository_free(repo);
-    if (initialised_) git_libgit2_shutdown();
+    if (git_ == nullptr) return;
+    for (auto& [root, repo] : repos_) git_->free(repo);
+    git_->shutdown();
   }
+  // Why libgit2 could not be used, if it could not ("" otherwise).
+  const std::string& loadError() const { return loadError_; }
   GitIgnore(const GitIgnore&) = delete;
   GitIgnore& operator=(const GitIgnore&) = delete;
 
   bool ignored(const fs::path& path, bool isDirectory) {
     git_repository* repo = repositoryFor(path.parent_path());
     if (repo == nullptr) return false;
-    const char* workdir = git_repository_workdir(repo);
+    const char* workdir = git_->workdir(repo);
     if (workdir == nullptr) return false;
     std::error_code ec;
     fs::path relative = fs::relative(fs::absolute(path, ec), workdir, ec);
@@ -40,7 +91,7 @@ public:
     std::string name = relative.generic_string();
     if (isDirectory) name += '/';
     int ignored = 0;
-    if (git_ignore_path_is_ignored(&ignored, repo, name.c_str()) != 0) return false;
+    if (git_->isIgnored(&ignored, repo, name.c_str()) != 0) return false;
     return ignored != 0;
   }
 
@@ -70,27 +121,34 @@ private:
         lookups_[key] = nullptr;
         return nullptr;
       }
-      git_libgit2_init();
       initialised_ = true;
+      git_ = LibGit2::get(loadError_);
+      if (git_ != nullptr) git_->init();
+    }
+    if (git_ == nullptr) {
+      lookups_[key] = nullptr;
+      return nullptr;
     }
     git_buf root = GIT_BUF_INIT;
     git_repository* repo = nullptr;
-    if (git_repository_discover(&root, key.c_str(), 0, nullptr) == 0) {
+    if (git_->discover(&root, key.c_str(), 0, nullptr) == 0) {
       const std::string rootPath(root.ptr, root.size);
       if (auto it = repos_.find(rootPath); it != repos_.end()) {
         repo = it->second;
-      } else if (git_repository_open(&repo, rootPath.c_str()) == 0) {
+      } else if (git_->open(&repo, rootPath.c_str()) == 0) {
         repos_[rootPath] = repo;
       } else {
         repo = nullptr;
       }
     }
-    git_buf_dispose(&root);
+    git_->bufDispose(&root);
     lookups_[key] = repo;
     return repo;
   }
 
-  bool initialised_ = false; // git_libgit2_init() was called
+  bool initialised_ = false; // loading libgit2 was tried
+  const LibGit2* git_ = nullptr;
+  std::string loadError_;
   std::unordered_map<std::string, git_repository*> repos_;   // owned
   std::unordered_map<std::string, git_repository*> lookups_; // directory -> repo (or null)
 };
@@ -292,6 +350,10 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
                                    return a.path == b.path;
                                  }),
                      result.files.end());
+  if (!gitIgnore.loadError().empty()) {
+    result.warnings.push_back(".gitignore files were not applied: could not load libgit2: " +
+                              gitIgnore.loadError());
+  }
   return result;
 }
 
