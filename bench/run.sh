@@ -32,24 +32,34 @@ deps="$here/.deps"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# measure N CMD...: the run with the best wall time of N; sets wall, cpu and peak_mb. Wall time
-# is taken to the millisecond around GNU time (whose %e has 10 ms steps: too coarse for a warm
-# run of ~40 ms); CPU time and peak memory come from GNU time.
+# time_once CMD...: one run; sets w (wall, to the millisecond: GNU time's %e has 10 ms steps,
+# too coarse for a warm run of ~40 ms), c (user + system CPU) and mb (peak memory).
+time_once() {
+  local start end u s kb
+  start=$(date +%s%N)
+  /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || true
+  end=$(date +%s%N)
+  read -r _ u s kb <"$work/time"
+  w=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", (b - a) / 1e9}')
+  c=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')
+  mb=$(awk -v k="$kb" 'BEGIN{printf "%.0f", k/1024}')
+}
+
+# keep NAME: records the last time_once as NAME's if its wall time is the best so far.
+declare -A best_wall best_cpu best_mb
+keep() {
+  if [ -z "${best_wall[$1]:-}" ] || awk -v a="$w" -v b="${best_wall[$1]}" 'BEGIN{exit !(a<b)}'
+  then
+    best_wall[$1]=$w; best_cpu[$1]=$c; best_mb[$1]=$mb
+  fi
+}
+
+# measure N CMD...: the run with the best wall time of N; sets wall, cpu and peak_mb.
 measure() {
   local n=$1; shift
-  wall=""; cpu=""; peak_mb=""
-  for _ in $(seq "$n"); do
-    local start end
-    start=$(date +%s%N)
-    /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err" || true
-    end=$(date +%s%N)
-    read -r _ u s kb <"$work/time"
-    w=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", (b - a) / 1e9}')
-    if [ -z "$wall" ] || awk -v a="$w" -v b="$wall" 'BEGIN{exit !(a<b)}'; then
-      wall=$w; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')
-      peak_mb=$(awk -v k="$kb" 'BEGIN{printf "%.0f", k/1024}')
-    fi
-  done
+  best_wall[measure]=""
+  for _ in $(seq "$n"); do time_once "$@"; keep measure; done
+  wall=${best_wall[measure]}; cpu=${best_cpu[measure]}; peak_mb=${best_mb[measure]}
 }
 
 row() { # row NAME WALL CPU PEAK_MB
@@ -69,10 +79,17 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
   echo
   echo "### $label: $root ($nfiles files, $lines lines, $((bytes / 1000000)) MB)"
   echo
-  # The bare parse: best parse time reported by the baseline itself (reading excluded).
+  # The bare parse and gradlint's 1-thread, all-thread and warm runs take turns, best of $runs
+  # each: a shared VM's speed drifts over minutes (steal time), and the ratios between these
+  # rows should compare runs made under the same conditions.
+  local check=("$gradlint" check --exit-zero --output-format concise --select ALL --preview)
+  rm -rf "$work/cache"
+  "${check[@]}" --cache-dir "$work/cache" -j"$threads" "$root" >/dev/null 2>&1 # fills the cache
+  best_wall=(); best_cpu=(); best_mb=()
   parse_s=""; parse_cpu=""
   local parse_peak=""
   for _ in $(seq "$runs"); do
+    # The bare parse: the parse time the baseline reports itself (reading excluded).
     /usr/bin/time -f '%e %M' -o "$work/time" "$baseline" "$work/files" >"$work/out"
     local p
     p=$(sed -E 's/.*parse ([0-9.]+) s.*/\1/' "$work/out")
@@ -80,20 +97,18 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
       parse_s=$p; parse_cpu=$(sed -E 's/.*cpu ([0-9.]+) s.*/\1/' "$work/out")
       parse_peak=$(awk '{printf "%.0f", $2/1024}' "$work/time")
     fi
+    time_once "${check[@]}" --no-cache -j1 "$root"; keep one
+    time_once "${check[@]}" --no-cache -j"$threads" "$root"; keep all
+    time_once "${check[@]}" --cache-dir "$work/cache" -j"$threads" "$root"; keep warm
   done
   echo "| what | wall s | cpu s | lines/s | peak MB | x parse (wall) | x parse (cpu) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   row "bare tree-sitter parse, 1 thread" "$parse_s" "$parse_cpu" "$parse_peak"
-
-  local check=("$gradlint" check --exit-zero --output-format concise --select ALL --preview)
-  measure "$runs" "${check[@]}" --no-cache -j1 "$root"; local one=$wall one_cpu=$cpu
-  row "gradlint check, 1 thread" "$wall" "$cpu" "$peak_mb"
-  measure "$runs" "${check[@]}" --no-cache -j"$threads" "$root"; local all=$wall
-  row "gradlint check, $threads threads" "$wall" "$cpu" "$peak_mb"
-  rm -rf "$work/cache"
-  "${check[@]}" --cache-dir "$work/cache" -j"$threads" "$root" >/dev/null 2>&1 # fills the cache
-  measure "$runs" "${check[@]}" --cache-dir "$work/cache" -j"$threads" "$root"; local warm=$wall
-  row "gradlint check, warm cache" "$wall" "$cpu" "$peak_mb"
+  local one=${best_wall[one]} one_cpu=${best_cpu[one]} all=${best_wall[all]}
+  local warm=${best_wall[warm]}
+  row "gradlint check, 1 thread" "$one" "$one_cpu" "${best_mb[one]}"
+  row "gradlint check, $threads threads" "$all" "${best_cpu[all]}" "${best_mb[all]}"
+  row "gradlint check, warm cache" "$warm" "${best_cpu[warm]}" "${best_mb[warm]}"
   measure "$runs" "${check[@]}" --no-cache -j1 --no-prefilter "$root"; local full=$wall
   row "gradlint check, 1 thread, --no-prefilter" "$wall" "$cpu" "$peak_mb"
 
