@@ -146,7 +146,7 @@ struct KeptTreeBudget {
 };
 
 // Returns true when the parse started from a tree this run kept for the file.
-bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget* budget = nullptr) {
+bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& budget) {
   const SourceFileRef& ref = state.input->ref;
   if (isCppPath(ref.path)) {
     lowerCppFile(state, options);
@@ -155,10 +155,10 @@ bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget* bu
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
   python::DocumentMemo* memo = state.input->documentMemo.get();
   const bool fromKeptTree = state.treeMemo != nullptr;
-  if (memo == nullptr && !state.ranges.empty() && budget != nullptr) {
+  if (memo == nullptr && !state.ranges.empty()) {
     const size_t bytes = parsedBytes(state);
-    if (!state.treeMemo && bytes >= kTreeKeptFromBytes && budget->take(bytes)) {
-      state.treeMemo = std::make_unique<python::DocumentMemo>(true);
+    if (!state.treeMemo && bytes >= kTreeKeptFromBytes && budget.take(bytes)) {
+      state.treeMemo = std::make_unique<python::DocumentMemo>();
     }
     memo = state.treeMemo.get();
   }
@@ -357,7 +357,7 @@ LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector
   LoweredCount count;
   std::atomic<size_t> fromKeptTree{0};
   parallelFor(order.size(), options.threads, [&](size_t at) {
-    if (lowerFile(states[order[at].second], options, &budget)) ++fromKeptTree;
+    if (lowerFile(states[order[at].second], options, budget)) ++fromKeptTree;
   });
   count.fromKeptTree = fromKeptTree;
   count.files = order.size();
@@ -523,19 +523,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   phaseStart = std::chrono::steady_clock::now();
 
   // Rules.
-#if defined(__SANITIZE_ADDRESS__)
-  const bool releaseMemory = true; // leak checking must see a clean exit
-#else
-  const bool releaseMemory = options.releaseMemory;
-#endif
   std::vector<std::vector<Diagnostic>> perFile(states.size());
   std::vector<std::vector<std::string>> perFileScopes(states.size());
-  std::vector<std::vector<std::string>> perFileWarnings(states.size());
-  std::vector<char> analysed(states.size(), 0);
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     if (!state.lowered) return;
-    analysed[i] = 1;
     // The modules are as last summarised: the loop above stops before lowering anything again.
     rules::RuleContext context(state.lowered->module, summaries,
                                state.lowered->frontendDiagnostics, state.source.get(),
@@ -562,13 +554,6 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
     }
     perFile[i] = std::move(diagnostics);
-    perFileWarnings[i] = std::move(state.lowered->warnings);
-    if (releaseMemory) {
-      // Freed here, in parallel, rather than file after file on one thread at the end.
-      state.lowered.reset();
-      state.treeMemo.reset();
-      state.layout = {};
-    }
   });
   result.stats.rulesSeconds = secondsSince(phaseStart);
 
@@ -579,9 +564,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       continue;
     }
     ++result.filesRead;
-    if (analysed[i]) {
+    if (state.lowered) {
       ++result.filesAnalysed;
-      for (std::string& warning : perFileWarnings[i]) result.warnings.push_back(warning);
+      for (std::string& warning : state.lowered->warnings) result.warnings.push_back(warning);
     }
     if (!perFile[i].empty()) {
       result.files.push_back({state.source, std::move(perFile[i]), std::move(perFileScopes[i])});
@@ -590,6 +575,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {
     return a.source->path() < b.source->path();
   });
+#if defined(__SANITIZE_ADDRESS__)
+  const bool releaseMemory = true; // leak checking must see a clean exit
+#else
+  const bool releaseMemory = options.releaseMemory;
+#endif
   if (!releaseMemory) {
     // Deliberately never freed: the process exits next (CheckOptions::releaseMemory).
     static_cast<void>(new std::vector<FileState>(std::move(states)));

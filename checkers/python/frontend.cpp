@@ -317,7 +317,7 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
   // left as it was (the next, mended, text will match it better).
   const bool whole = roots.size() == 1 && ts_node_eq(roots.front(), root);
   lowerModule(source, context, roots, parsed, result,
-              memo != nullptr && whole ? memo->lowering() : nullptr);
+              memo != nullptr && whole ? &memo->lowering() : nullptr);
   return result;
 }
 

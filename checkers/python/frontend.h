@@ -37,12 +37,11 @@ inline constexpr int kMaxBlockDepth = 100;
 // What the last analysis of a buffer that is analysed again and again (an editor's) leaves
 // for the next: its tree, which the next parse edits by the difference between the two texts
 // to reuse every unchanged subtree (tree-sitter's incremental parsing), and the lowering of each
-// top-level definition, reused while its text is unchanged. Not thread-safe: one analysis at a
-// time.
+// function and method (lowering_memo.h), reused while its text is unchanged. Not thread-safe:
+// one analysis at a time.
 class DocumentMemo {
 public:
-  // `reuseLowering` false: keep only the tree (a text analysed again with other ranges).
-  explicit DocumentMemo(bool reuseLowering = true) : reuseLowering_(reuseLowering) {}
+  DocumentMemo() = default;
   ~DocumentMemo();
   DocumentMemo(const DocumentMemo&) = delete;
   DocumentMemo& operator=(const DocumentMemo&) = delete;
@@ -50,11 +49,9 @@ public:
   // A copy of the last tree, edited to match `text` (null when there is none yet).
   TSTree* editedFor(std::string_view text) const;
   void remember(std::string_view text, const TSTree* tree);
-  // Null when this memo keeps no lowering.
-  LoweringMemo* lowering() { return reuseLowering_ ? &lowering_ : nullptr; }
+  LoweringMemo& lowering() { return lowering_; }
 
 private:
-  bool reuseLowering_;
   std::string text_;
   TSTree* tree_ = nullptr;
   LoweringMemo lowering_;
