@@ -25,9 +25,9 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
   return changed;
 }
 
-void SummaryTable::addCallSite(const std::string& qualifiedName, bool gradDisabled) {
+void SummaryTable::addCallSites(const std::string& qualifiedName, int total, int gradDisabled) {
   CallSites& sites = callSites_[qualifiedName];
-  ++sites.total;
+  sites.total += total;
   sites.gradDisabled += gradDisabled;
 }
 

@@ -39,10 +39,10 @@ public:
   const FunctionSummary* find(const std::string& qualifiedName) const;
   // Returns true when the stored summary changed.
   bool update(const std::string& qualifiedName, const FunctionSummary& summary);
-  void addCaller(const std::string& qualifiedName) { ++callers_[qualifiedName]; }
+  void addCallers(const std::string& qualifiedName, int count) { callers_[qualifiedName] += count; }
   int callerCount(const std::string& qualifiedName) const;
-  // Every call site of a function in the run, and whether it sits in a grad-disabled region.
-  void addCallSite(const std::string& qualifiedName, bool gradDisabled);
+  // Call sites of a function in the run: how many, and how many sit in a grad-disabled region.
+  void addCallSites(const std::string& qualifiedName, int total, int gradDisabled);
   // True when the function has call sites and all of them run with grad disabled.
   bool calledOnlyWithGradDisabled(const std::string& qualifiedName) const;
   bool empty() const { return summaries_.empty(); }

@@ -1,6 +1,7 @@
 #include "checkers/ir/summaries.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -150,14 +151,35 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
     changed = std::move(changedNow);
   }
   if (!converged && reports != nullptr) reports->clear();
+  // Call sites are counted only for the functions the rules ask about, those defined in the
+  // modules: most calls go to torch or builtins, and one lookup each is the cost that counts.
+  struct CallCount {
+    const std::string* name;
+    int total = 0;
+    int gradDisabled = 0;
+  };
+  std::unordered_map<std::string_view, CallCount> calls;
+  for (const ModuleIR* module : modules) {
+    for (const FunctionIR& fn : module->units) {
+      if (fn.qualifiedName.empty()) continue;
+      calls.try_emplace(fn.qualifiedName, CallCount{&fn.qualifiedName});
+    }
+  }
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
       for (const Node& node : fn.nodes) {
         if (node.event.kind != EventKind::Call || node.event.callee.empty()) continue;
-        table.addCallSite(node.event.callee, node.event.regionDisablesGrad);
-        if (table.find(node.event.callee) != nullptr) table.addCaller(node.event.callee);
+        auto it = calls.find(node.event.callee);
+        if (it == calls.end()) continue;
+        ++it->second.total;
+        it->second.gradDisabled += node.event.regionDisablesGrad;
       }
     }
+  }
+  for (const auto& [name, count] : calls) {
+    if (count.total == 0) continue;
+    table.addCallSites(*count.name, count.total, count.gradDisabled);
+    if (table.find(*count.name) != nullptr) table.addCallers(*count.name, count.total);
   }
   return table;
 }
