@@ -275,21 +275,24 @@ ConfigResolver::ConfigResolver(const std::optional<std::string>& overridePath) {
 }
 
 std::shared_ptr<const Settings> ConfigResolver::settingsForFile(const fs::path& file) {
+  return settingsForFile(std::string_view(file.native()));
+}
+
+std::shared_ptr<const Settings> ConfigResolver::settingsForFile(std::string_view given) {
   if (override_) return override_;
   // Only a plain "folder/name" is looked up as given: `..`, `.` and trailing slashes change
   // what the folder part means.
-  const std::string& given = file.native();
   const size_t slash = given.rfind('/');
-  const std::string_view name = std::string_view(given).substr(slash + 1);
+  const std::string_view name = given.substr(slash + 1);
   const bool plain = slash != std::string::npos && slash > 0 && !name.empty() && name != "." &&
                      name != "..";
-  std::string folder = plain ? given.substr(0, slash) : std::string();
+  std::string folder = plain ? std::string(given.substr(0, slash)) : std::string();
   if (plain) {
     if (auto it = byGivenFolder_.find(folder); it != byGivenFolder_.end()) return it->second;
   }
   std::error_code ec;
   std::shared_ptr<const Settings> settings =
-      settingsInFolder(fs::absolute(file, ec).lexically_normal().parent_path());
+      settingsInFolder(fs::absolute(fs::path(given), ec).lexically_normal().parent_path());
   if (plain) byGivenFolder_.emplace(std::move(folder), settings);
   return settings;
 }
@@ -310,7 +313,9 @@ std::shared_ptr<const Settings> ConfigResolver::settingsInFolder(const fs::path&
       break;
     }
     visited.push_back(key);
+    const bool looked = withoutConfig_.contains(key); // its listing showed none
     for (std::string_view name : kConfigFileNames) {
+      if (looked) break;
       const fs::path candidate = at / name;
       std::error_code ec;
       if (!fs::is_regular_file(candidate, ec)) continue;

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace gradlint {
@@ -62,8 +63,16 @@ public:
   // The settings for a file (need not exist: --stdin-filename) from its folder upwards.
   // Throws ConfigError when a configuration file on the way is broken.
   std::shared_ptr<const Settings> settingsForFile(const std::filesystem::path& file);
+  // The same for a path as written (discovery's strings, without building a path of each).
+  std::shared_ptr<const Settings> settingsForFile(std::string_view file);
   // The settings that decide whether a folder is excluded: its parent's.
   std::shared_ptr<const Settings> settingsForFolder(const std::filesystem::path& folder);
+
+  // A folder (absolute, normal) whose listing shows none of kConfigFileNames: resolving goes
+  // past it without looking. Discovery lists every folder it walks.
+  void noteFolderWithoutConfig(const std::string& absoluteFolder) {
+    withoutConfig_.insert(absoluteFolder);
+  }
 
 private:
   std::shared_ptr<const Settings> settingsInFolder(const std::filesystem::path& folder);
@@ -74,6 +83,7 @@ private:
   // The answers by the folder part of the path as given, before making it absolute and normal:
   // discovery asks for every file of a folder in turn.
   std::unordered_map<std::string, std::shared_ptr<const Settings>> byGivenFolder_;
+  std::unordered_set<std::string> withoutConfig_;
 };
 
 // The command line's part of rule selection.

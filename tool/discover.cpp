@@ -2,15 +2,21 @@
 
 #include <git2.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <unordered_map>
@@ -80,6 +86,12 @@ public:
   GitIgnore(const GitIgnore&) = delete;
   GitIgnore& operator=(const GitIgnore&) = delete;
 
+  // False when no repository holds the folder: its entries need no ignore lookup each. Its
+  // listing says whether it holds a `.git`.
+  bool mayIgnoreIn(const std::string& absoluteFolder, bool holdsDotGit) {
+    return repositoryFor(absoluteFolder, holdsDotGit) != nullptr;
+  }
+
   bool ignored(const fs::path& path, bool isDirectory) {
     git_repository* repo = repositoryFor(path.parent_path());
     if (repo == nullptr) return false;
@@ -96,16 +108,17 @@ public:
   }
 
 private:
-  git_repository* repositoryFor(const fs::path& directory) {
+  git_repository* repositoryFor(const fs::path& directory,
+                                std::optional<bool> holdsDotGit = std::nullopt) {
     std::error_code ec;
     const fs::path absolute = fs::absolute(directory, ec);
     const std::string key = absolute.string();
     if (auto it = lookups_.find(key); it != lookups_.end()) return it->second;
     // Below a folder already looked up, only a `.git` of its own can change the answer: one
-    // stat instead of libgit2's walk up to the file system root for every folder.
+    // stat (or none) instead of libgit2's walk up to the file system root for every folder.
     if (auto parent = lookups_.find(absolute.parent_path().string());
         parent != lookups_.end() && absolute.has_relative_path() &&
-        !fs::exists(absolute / ".git", ec)) {
+        !(holdsDotGit ? *holdsDotGit : fs::exists(absolute / ".git", ec))) {
       lookups_[key] = parent->second;
       return parent->second;
     }
@@ -153,29 +166,99 @@ private:
   std::unordered_map<std::string, git_repository*> lookups_; // directory -> repo (or null)
 };
 
-bool matchesAny(const std::vector<std::string>& globs, const fs::path& path) {
-  const std::string full = path.generic_string();
-  const std::string base = path.filename().string();
+// `folder/name`, the way std::filesystem::path's `/` joins them.
+std::string joinPath(std::string_view folder, std::string_view name) {
+  std::string joined(folder);
+  if (!joined.empty() && joined.back() != '/') joined += '/';
+  joined += name;
+  return joined;
+}
+
+bool matchesAny(const std::vector<std::string>& globs, const std::string& path) {
+  if (globs.empty()) return false;
+  const std::string base = path.substr(path.rfind('/') + 1);
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& glob) {
     return fnmatch(glob.c_str(), base.c_str(), 0) == 0 ||
-           fnmatch(glob.c_str(), full.c_str(), 0) == 0 ||
-           fnmatch(("*/" + glob).c_str(), full.c_str(), 0) == 0;
+           fnmatch(glob.c_str(), path.c_str(), 0) == 0 ||
+           fnmatch(("*/" + glob).c_str(), path.c_str(), 0) == 0;
   });
 }
 
-bool isSkippedDirectory(const fs::path& directory) {
-  const std::string name = directory.filename().string();
+// Folders skipped by name; a virtualenv under any other name is recognised once listed (it
+// holds a pyvenv.cfg).
+bool isSkippedDirectory(std::string_view name) {
   if (name.size() > 1 && name[0] == '.') return true; // hidden: .git, .venv, .tox, ...
-  if (name == "site-packages" || name == "dist-packages" || name == "__pycache__" ||
-      name == "node_modules") {
-    return true;
+  return name == "site-packages" || name == "dist-packages" || name == "__pycache__" ||
+         name == "node_modules";
+}
+
+enum class EntryKind { kFile, kFolder, kSymlink, kOther };
+
+struct FolderEntry {
+  std::string name;
+  EntryKind kind;
+};
+
+// A folder's entries, typed from the listing itself (d_type) where the file system gives it: no
+// stat per entry of a large tree, and no std::filesystem::path built per entry either.
+bool listFolder(const std::string& folder, std::vector<FolderEntry>& entries, std::string& error) {
+  DIR* handle = ::opendir(folder.c_str());
+  if (handle == nullptr) {
+    error = std::strerror(errno);
+    return false;
   }
+  errno = 0;
+  while (const dirent* entry = ::readdir(handle)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    EntryKind kind = EntryKind::kOther;
+    unsigned char type = entry->d_type;
+    if (type == DT_UNKNOWN) {
+      struct stat info {};
+      if (::lstat(joinPath(folder, name).c_str(), &info) != 0) continue;
+      type = S_ISREG(info.st_mode) ? DT_REG : S_ISDIR(info.st_mode) ? DT_DIR
+                                            : S_ISLNK(info.st_mode) ? DT_LNK
+                                                                    : DT_UNKNOWN;
+    }
+    if (type == DT_REG) kind = EntryKind::kFile;
+    if (type == DT_DIR) kind = EntryKind::kFolder;
+    if (type == DT_LNK) kind = EntryKind::kSymlink;
+    entries.push_back({std::string(name), kind});
+    errno = 0;
+  }
+  const int listError = errno;
+  ::closedir(handle);
+  if (listError != 0) {
+    error = std::strerror(listError);
+    return false;
+  }
+  return true;
+}
+
+// The entry called `name` of a listing sorted by name, or null.
+const FolderEntry* findEntry(const std::vector<FolderEntry>& entries, std::string_view name) {
+  auto it = std::lower_bound(
+      entries.begin(), entries.end(), name,
+      [](const FolderEntry& entry, std::string_view wanted) { return entry.name < wanted; });
+  return it != entries.end() && it->name == name ? &*it : nullptr;
+}
+
+// The absolute, normal form of a folder given on the command line, without a trailing slash:
+// the key its listing's facts are filed under.
+std::string absoluteFolder(const std::string& folder) {
   std::error_code ec;
-  return fs::exists(directory / "pyvenv.cfg", ec); // a virtualenv under any name
+  std::string absolute = fs::absolute(fs::path(folder), ec).lexically_normal().string();
+  while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  return absolute;
 }
 
 class PackageLayout {
 public:
+  // What a folder's listing already says (by its absolute, normal path): no stat for it later.
+  void noteFolder(const std::string& absoluteFolder, bool holdsInit) {
+    cache_.try_emplace(absoluteFolder, holdsInit);
+  }
+
   bool hasInit(const fs::path& directory) {
     const std::string key = directory.string();
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -188,11 +271,19 @@ public:
   SourceFileRef describe(const std::string& displayPath) {
     SourceFileRef ref;
     ref.path = displayPath;
-    const fs::path path(displayPath);
-    const std::string stem = path.stem().string();
+    // Plain string work: discovery describes every file, and fs::path splits into components.
+    const size_t slash = displayPath.rfind('/');
+    const std::string_view name =
+        std::string_view(displayPath).substr(slash == std::string::npos ? 0 : slash + 1);
+    const size_t dot = name.rfind('.');
+    const std::string_view stem =
+        dot == std::string_view::npos || dot == 0 || name == ".." ? name : name.substr(0, dot);
     ref.isPackageInit = stem == "__init__";
     // Every file of a folder shares its package prefix: worked out once per folder.
-    const Package& package = packageOf(path.parent_path().string());
+    const std::string folder = slash == std::string::npos ? std::string()
+                               : slash == 0                ? std::string("/")
+                                                           : displayPath.substr(0, slash);
+    const Package& package = packageOf(folder);
     ref.inPackage = package.inPackage;
     ref.moduleName = package.prefix;
     if (!ref.isPackageInit) {
@@ -236,14 +327,14 @@ private:
 // A file named on the command line, with --force-exclude: excluded when it or one of the
 // folders it was named through is.
 bool isForceExcluded(const fs::path& file, const DiscoveryOptions& options) {
-  if (matchesAny(options.excludes, file)) return true;
-  if (options.isExcluded && options.isExcluded(file, false)) return true;
+  if (matchesAny(options.excludes, file.native())) return true;
+  if (options.isExcluded && options.isExcluded(file.native())) return true;
   for (fs::path folder = file.parent_path(); !folder.empty() && folder != folder.parent_path();
        folder = folder.parent_path()) {
     const std::string name = folder.filename().string();
     if (name == "." || name == "..") break;
-    if (matchesAny(options.excludes, folder)) return true;
-    if (options.isExcluded && options.isExcluded(folder, true)) return true;
+    if (matchesAny(options.excludes, folder.native())) return true;
+    if (options.isExcluded && options.isExcluded(folder.native())) return true;
   }
   return false;
 }
@@ -294,52 +385,72 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
     }
     // An explicit stack instead of recursion; symlinked folders are not followed, so a symlink
     // loop cannot trap the walk.
-    std::vector<fs::path> pending{fs::path(root)};
+    struct PendingFolder {
+      std::string path;     // as displayed (under the root as given)
+      std::string absolute; // absolute and normal: the key of what its listing says
+    };
+    std::vector<PendingFolder> pending{{root, absoluteFolder(root)}};
+    std::vector<FolderEntry> entries;
+    std::vector<std::string> names;
     while (!pending.empty()) {
-      const fs::path directory = std::move(pending.back());
+      const PendingFolder directory = std::move(pending.back());
       pending.pop_back();
-      std::vector<fs::directory_entry> entries;
+      entries.clear();
       // An unreadable folder is an error the user must hear about, not an empty one.
-      fs::directory_iterator it(directory, ec);
-      if (ec) {
-        result.errors.push_back(directory.generic_string() + ": " + ec.message());
+      std::string listError;
+      if (!listFolder(directory.path, entries, listError)) {
+        result.errors.push_back(directory.path + ": " + listError);
         continue;
       }
-      for (const fs::directory_entry& entry : it) entries.push_back(entry);
-      std::sort(entries.begin(), entries.end());
+      std::sort(entries.begin(), entries.end(),
+                [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
+      // A virtualenv under any name (a root named on the command line is still searched).
+      if (directory.path != root && findEntry(entries, "pyvenv.cfg") != nullptr) continue;
+      // What the listing says answers the questions asked of every folder (a configuration
+      // here? a package? a repository?) without a stat each.
+      if (options.onFolderListed) {
+        names.clear();
+        for (const FolderEntry& entry : entries) names.push_back(entry.name);
+        options.onFolderListed(directory.absolute, names);
+      }
+      const FolderEntry* init = findEntry(entries, "__init__.py");
+      if (init == nullptr || init->kind != EntryKind::kSymlink) {
+        layout.noteFolder(directory.absolute, init != nullptr && init->kind == EntryKind::kFile);
+      }
+      // Outside any repository (most folders of most trees) no entry needs asking.
+      const bool mayBeIgnored =
+          options.respectGitignore &&
+          gitIgnore.mayIgnoreIn(directory.absolute, findEntry(entries, ".git") != nullptr);
       for (auto at = entries.rbegin(); at != entries.rend(); ++at) {
-        const fs::path& path = at->path();
-        std::error_code entryError;
-        // The entry's type comes from the folder listing (d_type) where the file system gives
-        // it: no stat per entry of a large tree.
-        const bool symlink = at->is_symlink(entryError);
-        if (entryError) continue;
-        const bool isFolder = !symlink && at->is_directory(entryError);
-        if (entryError) continue;
-        if (isFolder) {
-          if (isSkippedDirectory(path) || matchesAny(options.excludes, path)) continue;
-          if (options.isExcluded && options.isExcluded(path, true)) continue;
-          if (options.respectGitignore && gitIgnore.ignored(path, true)) continue;
-          pending.push_back(path);
-        } else if (isPythonPath(path.filename().string()) ||
-                   (options.includeCppSources && isCppSourcePath(path.filename().string()))) {
-          if (symlink) {
-            const fs::file_status target = fs::status(path, entryError);
-            if (entryError || !fs::is_regular_file(target)) continue;
-          } else if (!at->is_regular_file(entryError)) {
-            // FIFOs, sockets and devices are never read: a FIFO would block the run forever.
-            std::string display = path.generic_string();
-            if (display.starts_with("./")) display = display.substr(2);
-            result.warnings.push_back(display + ": skipped: not a regular file");
-            continue;
-          }
-          if (matchesAny(options.excludes, path)) continue;
-          if (options.isExcluded && options.isExcluded(path, false)) continue;
-          if (options.respectGitignore && gitIgnore.ignored(path, false)) continue;
-          std::string display = path.generic_string();
-          if (display.starts_with("./")) display = display.substr(2);
-          result.files.push_back(layout.describe(display));
+        std::string path = joinPath(directory.path, at->name);
+        if (at->kind == EntryKind::kFolder) {
+          if (isSkippedDirectory(at->name) || matchesAny(options.excludes, path)) continue;
+          if (options.isExcluded && options.isExcluded(path)) continue;
+          std::string absolute = joinPath(directory.absolute, at->name);
+          if (mayBeIgnored && gitIgnore.ignored(absolute, true)) continue;
+          pending.push_back({std::move(path), std::move(absolute)});
+          continue;
         }
+        if (!isPythonPath(at->name) &&
+            !(options.includeCppSources && isCppSourcePath(at->name))) {
+          continue;
+        }
+        // Symlinked files are followed (symlinked folders are not: see above).
+        std::string display = path.starts_with("./") ? path.substr(2) : path;
+        if (at->kind == EntryKind::kSymlink) {
+          struct stat target {};
+          if (::stat(path.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) continue;
+        } else if (at->kind != EntryKind::kFile) {
+          // FIFOs, sockets and devices are never read: a FIFO would block the run forever.
+          result.warnings.push_back(display + ": skipped: not a regular file");
+          continue;
+        }
+        if (matchesAny(options.excludes, path)) continue;
+        if (options.isExcluded && options.isExcluded(path)) continue;
+        if (mayBeIgnored && gitIgnore.ignored(joinPath(directory.absolute, at->name), false)) {
+          continue;
+        }
+        result.files.push_back(layout.describe(display));
       }
     }
   }

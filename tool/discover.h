@@ -19,8 +19,13 @@ struct SourceFileRef {
 struct DiscoveryOptions {
   std::vector<std::string> excludes; // fnmatch globs, matched against paths and base names
   bool respectGitignore = true;
-  // More exclusions (the configuration's), asked for each file and folder found; may throw.
-  std::function<bool(const std::filesystem::path& path, bool isDirectory)> isExcluded;
+  // More exclusions (the configuration's), asked for each file and folder found, by its path as
+  // discovered; may throw.
+  std::function<bool(const std::string& path)> isExcluded;
+  // Told each folder's absolute, normal path and entry names once listed, before anything in it
+  // is asked about: the configuration's resolver learns there which folders hold no config.
+  std::function<void(const std::string& absoluteFolder, const std::vector<std::string>& names)>
+      onFolderListed;
   // Apply the exclusions to files named on the command line too (for pre-commit, which names
   // every staged file).
   bool forceExclude = false;

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@
 #include <iterator>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 
 #ifndef GRADLINT_VERSION
 #define GRADLINT_VERSION "0.0.0"
@@ -241,10 +243,19 @@ int runCheckCommand(const CheckArgs& args) {
       discovery.respectGitignore = !args.noRespectGitignore;
       discovery.forceExclude = args.forceExclude;
       discovery.includeCppSources = cppFlags;
-      discovery.isExcluded = [&](const std::filesystem::path& path, bool isDirectory) {
-        const auto settings =
-            isDirectory ? configs.settingsForFolder(path) : configs.settingsForFile(path);
-        return isExcluded(*settings, path);
+      discovery.isExcluded = [&](const std::string& path) {
+        // A folder is governed by its parent's settings, like a file.
+        const auto settings = configs.settingsForFile(std::string_view(path));
+        return !settings->exclude.empty() && isExcluded(*settings, path);
+      };
+      discovery.onFolderListed = [&](const std::string& folder,
+                                     const std::vector<std::string>& names) {
+        auto isConfigName = [](const std::string& name) {
+          return std::find(std::begin(kConfigFileNames), std::end(kConfigFileNames), name) !=
+                 std::end(kConfigFileNames);
+        };
+        const bool holdsConfig = std::any_of(names.begin(), names.end(), isConfigName);
+        if (!holdsConfig) configs.noteFolderWithoutConfig(folder);
       };
       DiscoveryResult found = discoverFiles(roots, discovery);
       errors = std::move(found.errors);
@@ -254,9 +265,18 @@ int runCheckCommand(const CheckArgs& args) {
       for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt, {}, nullptr});
     }
     // Each file runs the rules its nearest configuration and the command line select.
+    // Without per-file ignores the answer is the same for every file under one configuration.
+    std::unordered_map<const Settings*, std::vector<std::string>> rulesBySettings;
     for (FileInput& input : inputs) {
       const std::filesystem::path path = input.ref.path;
-      input.enabledRules = enabledRules(*configs.settingsForFile(path), cli, path);
+      const std::shared_ptr<const Settings> settings = configs.settingsForFile(path);
+      if (!settings->perFileIgnores.empty()) {
+        input.enabledRules = enabledRules(*settings, cli, path);
+        continue;
+      }
+      auto [entry, added] = rulesBySettings.try_emplace(settings.get());
+      if (added) entry->second = enabledRules(*settings, cli, path);
+      input.enabledRules = entry->second;
     }
   } catch (const ConfigError& error) {
     std::cerr << "gradlint: error: " << error.what() << '\n';

@@ -298,7 +298,7 @@ TEST(ConfigResolver, OverrideAppliesEverywhere) {
   ConfigResolver resolver(chosen.string());
   EXPECT_EQ(resolver.settingsForFile(tree.root() / "a/x.py")->ignore,
             std::vector<std::string>{"GL105"});
-  EXPECT_EQ(resolver.settingsForFile("/somewhere/else.py")->configPath, chosen.string());
+  EXPECT_EQ(resolver.settingsForFile(fs::path("/somewhere/else.py"))->configPath, chosen.string());
 }
 
 TEST(ConfigResolver, BrokenOrMissingConfigurationThrows) {
