@@ -24,6 +24,8 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           python3-torch binutils
           # Terminal width of wide characters (full output format).
           libutf8proc-dev
+          # The allocator of the gradlint executable (CMakeLists.txt, tool/allocator.cpp).
+          libjemalloc-dev
           # libFuzzer and the sanitizer runtimes for Clang (the `fuzz` preset, test/fuzz).
           libclang-rt-19-dev
           # A real LSP client for `gradlint server`'s end-to-end test (test/lsp/neovim.test).
