@@ -86,6 +86,7 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
   rm -rf "$work/cache"
   "${check[@]}" --cache-dir "$work/cache" -j"$threads" "$root" >/dev/null 2>&1 # fills the cache
   best_wall=(); best_cpu=(); best_mb=()
+  : >"$work/pair_ratios" # the 1-thread run over the all-thread run just after it, each turn
   parse_s=""; parse_cpu=""
   local parse_peak=""
   for _ in $(seq "$runs"); do
@@ -98,7 +99,9 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
       parse_peak=$(awk '{printf "%.0f", $2/1024}' "$work/time")
     fi
     time_once "${check[@]}" --no-cache -j1 "$root"; keep one
+    local one_now=$w
     time_once "${check[@]}" --no-cache -j"$threads" "$root"; keep all
+    awk -v a="$one_now" -v b="$w" 'BEGIN{print a/b}' >>"$work/pair_ratios"
     time_once "${check[@]}" --cache-dir "$work/cache" -j"$threads" "$root"; keep warm
   done
   echo "| what | wall s | cpu s | lines/s | peak MB | x parse (wall) | x parse (cpu) |"
@@ -128,10 +131,14 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
     echo "| flake8: skipped (FLAKE8_LARGE=1 runs it) | | | | | | |"
   fi
   echo
+  local pair_median
+  pair_median=$(sort -g "$work/pair_ratios" |
+    awk '{r[NR]=$1} END{print (NR%2 ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2)}')
   awk -v one="$one" -v all="$all" -v warm="$warm" -v full="$full" -v rw="$ruff_warm" \
       -v f8="$flake8" -v t="$threads" -v oc="$one_cpu" -v rwc="$ruff_warm_cpu" \
-      -v f8c="$flake8_cpu" 'BEGIN{
-    printf "- %d threads: %.2fx the 1-thread speed (wall)\n", t, one/all
+      -v f8c="$flake8_cpu" -v pm="$pair_median" -v n="$runs" 'BEGIN{
+    printf "- %d threads: %.2fx the 1-thread speed (wall, best of %d each); median of the %d\n", t, one/all, n, n
+    printf "  back-to-back pairs: %.2fx\n", pm
     printf "- warm cache: %.3fx the cold run on %d threads (wall)\n", warm/all, t
     printf "- prefilter and partial parsing: %.2fx faster than parsing everything (wall)\n", full/one
     printf "- 1 thread vs ruff-wasm warm: gradlint %.2fx its wall time, %.2fx its CPU time\n", one/rw, oc/rwc
