@@ -301,6 +301,15 @@ std::shared_ptr<const Settings> ConfigResolver::settingsForFolder(const fs::path
   return settingsForFile(folder); // a folder is governed by its parent's settings, like a file
 }
 
+void ConfigResolver::noteFolderListing(const std::string& absoluteFolder,
+                                       const std::vector<std::string>& names) {
+  const bool holdsConfig = std::any_of(names.begin(), names.end(), [](const std::string& name) {
+    return std::find(std::begin(kConfigFileNames), std::end(kConfigFileNames), name) !=
+           std::end(kConfigFileNames);
+  });
+  if (!holdsConfig) withoutConfig_.insert(absoluteFolder);
+}
+
 std::shared_ptr<const Settings> ConfigResolver::settingsInFolder(const fs::path& folder) {
   // Walk up until a folder with a configuration (or one already resolved); every folder passed
   // on the way shares the answer.
@@ -313,9 +322,9 @@ std::shared_ptr<const Settings> ConfigResolver::settingsInFolder(const fs::path&
       break;
     }
     visited.push_back(key);
-    const bool looked = withoutConfig_.contains(key); // its listing showed none
+    const bool mayHoldConfig = !withoutConfig_.contains(key);
     for (std::string_view name : kConfigFileNames) {
-      if (looked) break;
+      if (!mayHoldConfig) break;
       const fs::path candidate = at / name;
       std::error_code ec;
       if (!fs::is_regular_file(candidate, ec)) continue;

@@ -68,11 +68,9 @@ public:
   // The settings that decide whether a folder is excluded: its parent's.
   std::shared_ptr<const Settings> settingsForFolder(const std::filesystem::path& folder);
 
-  // A folder (absolute, normal) whose listing shows none of kConfigFileNames: resolving goes
-  // past it without looking. Discovery lists every folder it walks.
-  void noteFolderWithoutConfig(const std::string& absoluteFolder) {
-    withoutConfig_.insert(absoluteFolder);
-  }
+  // What a folder (absolute, normal) holds, as discovery listed it: resolving goes past a folder
+  // that holds none of kConfigFileNames without looking for them.
+  void noteFolderListing(const std::string& absoluteFolder, const std::vector<std::string>& names);
 
 private:
   std::shared_ptr<const Settings> settingsInFolder(const std::filesystem::path& folder);
@@ -83,7 +81,7 @@ private:
   // The answers by the folder part of the path as given, before making it absolute and normal:
   // discovery asks for every file of a folder in turn.
   std::unordered_map<std::string, std::shared_ptr<const Settings>> byGivenFolder_;
-  std::unordered_set<std::string> withoutConfig_;
+  std::unordered_set<std::string> withoutConfig_; // listed folders that hold no config file
 };
 
 // The command line's part of rule selection.

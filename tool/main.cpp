@@ -19,7 +19,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -250,12 +249,7 @@ int runCheckCommand(const CheckArgs& args) {
       };
       discovery.onFolderListed = [&](const std::string& folder,
                                      const std::vector<std::string>& names) {
-        auto isConfigName = [](const std::string& name) {
-          return std::find(std::begin(kConfigFileNames), std::end(kConfigFileNames), name) !=
-                 std::end(kConfigFileNames);
-        };
-        const bool holdsConfig = std::any_of(names.begin(), names.end(), isConfigName);
-        if (!holdsConfig) configs.noteFolderWithoutConfig(folder);
+        configs.noteFolderListing(folder, names);
       };
       DiscoveryResult found = discoverFiles(roots, discovery);
       errors = std::move(found.errors);

@@ -291,6 +291,23 @@ TEST(ConfigResolver, NearestConfigurationWins) {
             std::vector<std::string>{"GL101"});
 }
 
+TEST(ConfigResolver, FolderListingsSpareTheLookups) {
+  TempTree tree;
+  tree.write("gradlint.toml", "ignore = [\"GL101\"]\n");
+  tree.write("a/gradlint.toml", "ignore = [\"GL104\"]\n");
+  tree.write("b/gradlint.toml", "ignore = [\"GL105\"]\n");
+  ConfigResolver resolver(std::nullopt);
+  // A listing that shows a config file leaves the lookup to the file system.
+  resolver.noteFolderListing((tree.root() / "a").string(), {"gradlint.toml", "x.py"});
+  EXPECT_EQ(resolver.settingsForFile(tree.root() / "a/x.py")->ignore,
+            std::vector<std::string>{"GL104"});
+  // One that shows none is taken at its word: b's file (written after the listing, say) is not
+  // looked for, and the configuration above applies.
+  resolver.noteFolderListing((tree.root() / "b").string(), {"x.py"});
+  EXPECT_EQ(resolver.settingsForFile(tree.root() / "b/x.py")->ignore,
+            std::vector<std::string>{"GL101"});
+}
+
 TEST(ConfigResolver, OverrideAppliesEverywhere) {
   TempTree tree;
   tree.write("a/gradlint.toml", "ignore = [\"GL104\"]\n");
