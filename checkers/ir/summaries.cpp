@@ -154,7 +154,6 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   // Call sites are counted only for the functions the rules ask about, those defined in the
   // modules: most calls go to torch or builtins, and one lookup each is the cost that counts.
   struct CallCount {
-    const std::string* name;
     int total = 0;
     int gradDisabled = 0;
   };
@@ -162,7 +161,7 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
       if (fn.qualifiedName.empty()) continue;
-      calls.try_emplace(fn.qualifiedName, CallCount{&fn.qualifiedName});
+      calls.try_emplace(fn.qualifiedName);
     }
   }
   for (const ModuleIR* module : modules) {
@@ -178,8 +177,9 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   }
   for (const auto& [name, count] : calls) {
     if (count.total == 0) continue;
-    table.addCallSites(*count.name, count.total, count.gradDisabled);
-    if (table.find(*count.name) != nullptr) table.addCallers(*count.name, count.total);
+    const std::string qualifiedName(name);
+    table.addCallSites(qualifiedName, count.total, count.gradDisabled);
+    if (table.find(qualifiedName) != nullptr) table.addCallers(qualifiedName, count.total);
   }
   return table;
 }
