@@ -17,6 +17,16 @@ constexpr std::array kResetMethods = {
 constexpr std::array<std::string_view, 3> kComponentLoaders = {"from_pretrained", "from_pipe",
                                                                "from_single_file"};
 
+// from_pretrained / pipeline keyword arguments that configure the load (diffusers' and
+// transformers' documented options) rather than pass a component.
+constexpr std::array<std::string_view, 24> kLoaderOptions = {
+    "revision",          "variant",          "torch_dtype",       "dtype",
+    "cache_dir",         "subfolder",        "use_safetensors",   "local_files_only",
+    "token",             "use_auth_token",   "device_map",        "max_memory",
+    "offload_folder",    "offload_state_dict", "low_cpu_mem_usage", "quantization_config",
+    "custom_pipeline",   "custom_revision",  "trust_remote_code", "force_download",
+    "proxies",           "output_loading_info", "mirror",         "config"};
+
 // Names whose result is the model passed in, or wraps the same modules (hooks included).
 constexpr std::array<std::string_view, 3> kSameModelCalls = {
     "unwrap_model", "get_peft_model", "prepare_model_for_kbit_training"};
@@ -72,7 +82,15 @@ ResetScope classifyResetMethod(std::string_view method) {
   return ResetScope::None;
 }
 
-bool isComponentLoader(std::string_view method) { return contains(kComponentLoaders, method); }
+bool isComponentLoader(std::string_view receiver, std::string_view method) {
+  if (method == "from_pipe") return true;
+  if (!contains(kComponentLoaders, method)) return false;
+  const std::string_view last = receiver.substr(receiver.rfind('.') + 1);
+  return last.find("Pipeline") != std::string_view::npos ||
+         last.find("pipeline") != std::string_view::npos;
+}
+
+bool isLoaderOption(std::string_view keyword) { return contains(kLoaderOptions, keyword); }
 bool takesPositionalComponents(std::string_view method) { return method == "from_pipe"; }
 bool isComponentRegistration(std::string_view method) { return method == "register_modules"; }
 

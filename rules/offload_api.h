@@ -33,7 +33,12 @@ bool isPretrainedLoader(std::string_view method);
 
 // Containers of models (GL201/GL202 follow offloading into their components):
 // `X.from_pretrained(..., unet=u)`, `X.from_pipe(p, ...)`: loaders; `register_modules(unet=u)`.
-bool isComponentLoader(std::string_view method);
+// `receiver`: the class or object it is called on, as written (`FluxPipeline`,
+// `self.pipeline_class`): only a pipeline's `from_pretrained` takes components.
+bool isComponentLoader(std::string_view receiver, std::string_view method);
+// Keyword options of the loaders and pipelines that are settings, not components
+// (`revision=args.revision`, `torch_dtype=weight_dtype`).
+bool isLoaderOption(std::string_view keyword);
 bool takesPositionalComponents(std::string_view method); // from_pipe(pipe): shares all of pipe
 bool isComponentRegistration(std::string_view method);
 // A class built from components by name: diffusers pipelines (`StableDiffusionPipeline`).

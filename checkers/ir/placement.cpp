@@ -16,8 +16,6 @@ bool under(const std::string& path, const std::string& var) {
   return path == var || within(path, var);
 }
 
-std::string rootOf(const std::string& path) { return path.substr(0, path.find('.')); }
-
 template <typename T> bool insertSorted(std::vector<T>& set, T value) {
   auto it = std::lower_bound(set.begin(), set.end(), value);
   if (it != set.end() && *it == value) return false;
@@ -76,7 +74,12 @@ public:
     for (const std::string& argument : from.arguments) {
       changed |= insertSorted(into.arguments, argument);
     }
-    return changed;
+    // Checked on every path only.
+    const size_t before = into.checked.size();
+    std::erase_if(into.checked, [&](const std::string& path) {
+      return !std::binary_search(from.checked.begin(), from.checked.end(), path);
+    });
+    return changed || into.checked.size() != before;
   }
 
   PlacementFact exceptionFact(NodeId, const Node&, const PlacementFact& in) const { return in; }
@@ -85,17 +88,24 @@ public:
     const Event& event = node.event;
     switch (event.kind) {
     case EventKind::Offload: {
+      const std::string path = aliases_.resolve(event.var);
+      if (event.mayOffload && std::binary_search(in.checked.begin(), in.checked.end(), path)) {
+        return in;
+      }
       PlacementFact out = in;
       OffloadedObject object;
       object.offload = event.range;
       object.how = event.callee;
       object.mayOffload = event.mayOffload;
       object.deviceMap = event.placement == PlacementScope::DeviceMap;
-      offloadWithComponents(out, aliases_.resolve(event.var), object);
+      offloadWithComponents(out, path, object);
       return out;
     }
     case EventKind::ResetPlacement: {
       PlacementFact out = in;
+      if (event.placement == PlacementScope::Checked) {
+        insertSorted(out.checked, aliases_.resolve(event.var));
+      }
       for (const std::string& target : withComponents(in, aliases_.resolve(event.var))) {
         std::erase_if(out.offloaded, [&](const OffloadedObject& o) {
           if (!relatedPaths(o.path, target)) return false;
@@ -154,6 +164,7 @@ private:
       return under(link.container, event.var) || under(link.component, event.var);
     });
     std::erase(out.arguments, event.var);
+    std::erase_if(out.checked, [&](const std::string& path) { return under(path, event.var); });
     if (!event.aliasOf.empty()) {
       // `unet = pipe.unet` makes an alias of the offloaded object.
       const std::string target = aliases_.resolve(event.aliasOf);
@@ -199,9 +210,9 @@ private:
       object.path = reached;
       object.origin = reached;
       if (reached != path) object.container = path;
-      const std::string root = rootOf(reached);
-      if (std::binary_search(fact.arguments.begin(), fact.arguments.end(), root)) {
-        const auto param = std::find(fn_.params.begin(), fn_.params.end(), root);
+      // The argument itself, not an attribute of it (`args.revision` passed to a loader).
+      if (std::binary_search(fact.arguments.begin(), fact.arguments.end(), reached)) {
+        const auto param = std::find(fn_.params.begin(), fn_.params.end(), reached);
         if (param != fn_.params.end()) object.argument = static_cast<int>(param - fn_.params.begin());
       }
       add(fact.offloaded, std::move(object));

@@ -41,7 +41,13 @@ struct PlacementFact {
   std::vector<OffloadedObject> offloaded; // sorted by path
   std::vector<ComponentLink> components;  // sorted
   std::vector<std::string> arguments; // parameters still bound to the caller's arguments, sorted
-  bool empty() const { return offloaded.empty() && components.empty() && arguments.empty(); }
+  // Objects whose `hf_device_map` the code has checked for cpu/disk: a later dispatch of the
+  // same object with a map gradlint cannot read (often the checked map, edited) is not a
+  // "may offload". Sorted.
+  std::vector<std::string> checked;
+  bool empty() const {
+    return offloaded.empty() && components.empty() && arguments.empty() && checked.empty();
+  }
 };
 
 // Names assigned once, from another object path (`encoder = model.encoder`), are that object

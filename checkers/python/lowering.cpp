@@ -2023,7 +2023,10 @@ void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
     const std::string_view method =
         kindOf(function) == Kind::attribute ? text(field(function, f.attribute), source_) : "";
     const rules::TrainerClass trainer = rules::classifyTrainerClass(callee);
-    const bool loader = rules::isComponentLoader(method) || rules::isComponentRegistration(method);
+    const std::string_view receiver =
+        kindOf(function) == Kind::attribute ? text(field(function, f.object), source_) : "";
+    const bool loader =
+        rules::isComponentLoader(receiver, method) || rules::isComponentRegistration(method);
     if (!loader && !rules::isComponentClass(callee) && trainer.style == rules::TrainerStyle::None) {
       return;
     }
@@ -2036,8 +2039,9 @@ void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
       if (kind == Kind::comment) continue;
       std::string component;
       if (kind == Kind::keyword_argument) {
-        const bool model = text(field(argument, f.name), source_) == "model";
-        if (trainer.style == rules::TrainerStyle::None || model) {
+        const std::string_view keyword = text(field(argument, f.name), source_);
+        if (trainer.style == rules::TrainerStyle::None ? !rules::isLoaderOption(keyword)
+                                                       : keyword == "model") {
           component = componentObject(field(argument, f.value), source_);
         }
       } else if (kind == Kind::dictionary_splat) {

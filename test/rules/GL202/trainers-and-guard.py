@@ -2,6 +2,7 @@
 # GL202 (selected here): a model loaded with an automatic device map and handed to a trainer
 # is trained; the code that checks `hf_device_map` for "cpu"/"disk" first (and raises or takes
 # another branch) is not reported.
+import accelerate
 import torch
 from peft import get_peft_model
 from transformers import AutoModelForCausalLM, Trainer
@@ -63,4 +64,25 @@ def branches_when_offloaded(name, args):
 def asserts_on_device(name):
     model = AutoModelForCausalLM.from_pretrained(name, device_map="auto")
     assert "disk" not in model.hf_device_map.values()
+    model.train()
+
+
+# The checked map, edited and dispatched again: still the checked placement.
+def redispatch_checked_map(name, dispatch_model):
+    model = AutoModelForCausalLM.from_pretrained(name)
+    if len(set(model.hf_device_map.values()).intersection({"cpu", "disk"})) > 0:
+        raise ValueError("Training on CPU or disk is not supported.")
+    device_map = model.hf_device_map.copy()
+    device_map["lm_head"] = 0
+    accelerate.dispatch_model(model, device_map=device_map)
+    model.train()
+
+
+# Checked on one branch only: the other path is still reported.
+def checked_on_one_branch(name, careful):
+    model = AutoModelForCausalLM.from_pretrained(name)
+    if careful:
+        assert "cpu" not in model.hf_device_map.values()
+    accelerate.dispatch_model(model, device_map=careful)
+    # CHECK: [[@LINE+1]]:5: GL202 `model` is loaded with an automatic device map and trained here (`model.train()`)
     model.train()
