@@ -26,11 +26,13 @@ public:
       const ir::FunctionIR& fn = context.module().units[found.unit];
       Diagnostic diagnostic = makeDiagnostic(fn.nodes[found.training].event.range);
       diagnostic.message = fmt::format(
-          "`{}` has offload hooks from `{}` and is trained here ({}): the hooks move weights "
+          "`{}`{} has offload hooks from `{}` and is trained here ({}{}): the hooks move weights "
           "between CPU and GPU around each forward, so parameters, gradients and optimizer "
           "state end up on different devices (\"Expected all tensors to be on the same "
           "device\") or training silently goes wrong{}",
-          found.object.origin, found.object.how, describeTraining(fn, found.training),
+          found.object.origin, describeOffloadedObject(found), found.object.how,
+          describeTraining(fn, found.training),
+          found.nextIteration ? ", on the loop's next pass" : "",
           found.object.movedAfter ? fmt::format("; `{}.to(...)` does not remove the hooks",
                                                 found.object.origin)
                                   : std::string());
@@ -38,12 +40,8 @@ public:
                         "(`pipe.remove_all_hooks()` in diffusers, "
                         "`remove_hook_from_module(model, recurse=True)` in accelerate), then "
                         "move the model with `.to(device)`";
-      diagnostic.related.push_back({std::string(), found.object.offload,
-                                    fmt::format("`{}` is offloaded here", found.object.origin)});
-      if (found.object.movedAfter) {
-        diagnostic.related.push_back(
-            {std::string(), found.object.moved, "moving it does not take the hooks off"});
-      }
+      addOffloadLocations(context, found, fmt::format("`{}` is offloaded here", found.object.origin),
+                          diagnostic);
       context.report(std::move(diagnostic));
     }
   }

@@ -26,14 +26,15 @@ public:
       const ir::FunctionIR& fn = context.module().units[found.unit];
       Diagnostic diagnostic = makeDiagnostic(fn.nodes[found.training].event.range);
       diagnostic.message = fmt::format(
-          "`{}` is loaded with an automatic device map and trained here ({}): when GPU memory "
-          "is short, layers go to CPU or disk behind offload hooks and training fails with "
-          "tensors on different devices",
-          found.object.origin, describeTraining(fn, found.training));
+          "`{}`{} is loaded with an automatic device map and trained here ({}{}): when GPU "
+          "memory is short, layers go to CPU or disk behind offload hooks and training fails "
+          "with tensors on different devices",
+          found.object.origin, describeOffloadedObject(found), describeTraining(fn, found.training),
+          found.nextIteration ? ", on the loop's next pass" : "");
       diagnostic.help = "for training, load onto one device (`device_map={\"\": 0}` or "
                         "`.to(\"cuda\")`), or check `hf_device_map` for cpu/disk entries first";
-      diagnostic.related.push_back({std::string(), found.object.offload,
-                                    fmt::format("`{}` is loaded here", found.object.origin)});
+      addOffloadLocations(context, found, fmt::format("`{}` is loaded here", found.object.origin),
+                          diagnostic);
       context.report(std::move(diagnostic));
     }
   }

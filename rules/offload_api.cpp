@@ -9,8 +9,42 @@ namespace {
 constexpr std::array<std::string_view, 3> kOffloadMethods = {
     "enable_model_cpu_offload", "enable_sequential_cpu_offload", "enable_group_offload"};
 
-constexpr std::array<std::string_view, 2> kResetMethods = {"remove_all_hooks",
-                                                           "reset_device_map"};
+constexpr std::array kResetMethods = {
+    std::pair{std::string_view("remove_all_hooks"), ResetScope::AllHooks},
+    std::pair{std::string_view("reset_device_map"), ResetScope::DeviceMapLoad},
+};
+
+constexpr std::array<std::string_view, 3> kComponentLoaders = {"from_pretrained", "from_pipe",
+                                                               "from_single_file"};
+
+// from_pretrained / pipeline keyword arguments that configure the load (diffusers' and
+// transformers' documented options) rather than pass a component.
+constexpr std::array<std::string_view, 24> kLoaderOptions = {
+    "revision",          "variant",          "torch_dtype",       "dtype",
+    "cache_dir",         "subfolder",        "use_safetensors",   "local_files_only",
+    "token",             "use_auth_token",   "device_map",        "max_memory",
+    "offload_folder",    "offload_state_dict", "low_cpu_mem_usage", "quantization_config",
+    "custom_pipeline",   "custom_revision",  "trust_remote_code", "force_download",
+    "proxies",           "output_loading_info", "mirror",         "config"};
+
+// Names whose result is the model passed in, or wraps the same modules (hooks included).
+constexpr std::array<std::string_view, 3> kSameModelCalls = {
+    "unwrap_model", "get_peft_model", "prepare_model_for_kbit_training"};
+constexpr std::array<std::string_view, 6> kModuleMoveMethods = {"to",    "cuda",     "cpu",
+                                                                "float", "bfloat16", "half"};
+
+// Trainer classes by the package that exports them (first name component) and their last name.
+struct TrainerPackage {
+  std::string_view package;
+  std::string_view library;
+  TrainerStyle style;
+};
+constexpr std::array kTrainerPackages = {
+    TrainerPackage{"transformers", "transformers", TrainerStyle::TrainMethod},
+    TrainerPackage{"trl", "TRL", TrainerStyle::TrainMethod},
+    TrainerPackage{"pytorch_lightning", "Lightning", TrainerStyle::FitMethod},
+    TrainerPackage{"lightning", "Lightning", TrainerStyle::FitMethod},
+};
 
 // Functions by their last name component, for the packages that export them (accelerate
 // re-exports from accelerate.big_modeling and accelerate.hooks; diffusers from diffusers.hooks).
@@ -41,7 +75,44 @@ template <typename Table> bool contains(const Table& table, std::string_view val
 
 bool isOffloadMethod(std::string_view method) { return contains(kOffloadMethods, method); }
 
-bool isPlacementResetMethod(std::string_view method) { return contains(kResetMethods, method); }
+ResetScope classifyResetMethod(std::string_view method) {
+  for (const auto& [name, scope] : kResetMethods) {
+    if (name == method) return scope;
+  }
+  return ResetScope::None;
+}
+
+bool isComponentLoader(std::string_view receiver, std::string_view method) {
+  if (method == "from_pipe") return true;
+  if (!contains(kComponentLoaders, method)) return false;
+  const std::string_view last = receiver.substr(receiver.rfind('.') + 1);
+  return last.find("Pipeline") != std::string_view::npos ||
+         last.find("pipeline") != std::string_view::npos;
+}
+
+bool isLoaderOption(std::string_view keyword) { return contains(kLoaderOptions, keyword); }
+bool takesPositionalComponents(std::string_view method) { return method == "from_pipe"; }
+bool isComponentRegistration(std::string_view method) { return method == "register_modules"; }
+
+bool isComponentClass(std::string_view qualifiedName) {
+  const std::string_view last = qualifiedName.substr(qualifiedName.rfind('.') + 1);
+  return last.ends_with("Pipeline") && (qualifiedName.starts_with("diffusers.") ||
+                                        qualifiedName.find('.') == std::string_view::npos);
+}
+
+bool returnsSameModel(std::string_view lastName) { return contains(kSameModelCalls, lastName); }
+bool isModuleMoveMethod(std::string_view method) { return contains(kModuleMoveMethods, method); }
+
+TrainerClass classifyTrainerClass(std::string_view qualifiedName) {
+  const std::string_view last = qualifiedName.substr(qualifiedName.rfind('.') + 1);
+  if (!last.ends_with("Trainer")) return {};
+  const std::string_view package = qualifiedName.substr(0, qualifiedName.find('.'));
+  if (package.size() == qualifiedName.size()) return {}; // a bare name: a project's own class
+  for (const TrainerPackage& entry : kTrainerPackages) {
+    if (entry.package == package) return {entry.style, entry.library};
+  }
+  return {};
+}
 
 OffloadFunction classifyOffloadFunction(std::string_view qualifiedName) {
   bool known = false;

@@ -9,8 +9,13 @@ namespace gradlint::rules {
 
 // `X.enable_model_cpu_offload()`-style methods that offload their receiver.
 bool isOffloadMethod(std::string_view method);
+
+// What a reset takes off: every hook (`remove_all_hooks()`), or only what a device_map load
+// attached (diffusers' `reset_device_map()` returns early unless the pipeline was loaded with
+// one, so after `enable_model_cpu_offload()` it leaves the hooks).
+enum class ResetScope : uint8_t { None, AllHooks, DeviceMapLoad };
 // `X.remove_all_hooks()`-style methods that undo offloading of their receiver.
-bool isPlacementResetMethod(std::string_view method);
+ResetScope classifyResetMethod(std::string_view method);
 
 enum class OffloadFunction : uint8_t {
   None,
@@ -25,6 +30,36 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName);
 
 // `Cls.from_pretrained(..., device_map=M)` loads with a device map like dispatch_model.
 bool isPretrainedLoader(std::string_view method);
+
+// Containers of models (GL201/GL202 follow offloading into their components):
+// `X.from_pretrained(..., unet=u)`, `X.from_pipe(p, ...)`: loaders; `register_modules(unet=u)`.
+// `receiver`: the class or object it is called on, as written (`FluxPipeline`,
+// `self.pipeline_class`): only a pipeline's `from_pretrained` takes components.
+bool isComponentLoader(std::string_view receiver, std::string_view method);
+// Keyword options of the loaders and pipelines that are settings, not components
+// (`revision=args.revision`, `torch_dtype=weight_dtype`).
+bool isLoaderOption(std::string_view keyword);
+bool takesPositionalComponents(std::string_view method); // from_pipe(pipe): shares all of pipe
+bool isComponentRegistration(std::string_view method);
+// A class built from components by name: diffusers pipelines (`StableDiffusionPipeline`).
+bool isComponentClass(std::string_view qualifiedName);
+// Calls that return the model they are given, or a wrapper around the same modules
+// (`accelerator.unwrap_model(m)`, peft's `get_peft_model(m, config)`), by their last name.
+bool returnsSameModel(std::string_view lastName);
+// `.to(device)`-style methods that return their receiver.
+bool isModuleMoveMethod(std::string_view method);
+
+// Trainers that train the model they are given.
+enum class TrainerStyle : uint8_t {
+  None,
+  TrainMethod, // transformers' Trainer, TRL's SFTTrainer...: `Trainer(model=m).train()`
+  FitMethod,   // Lightning's Trainer: `trainer.fit(m)`
+};
+struct TrainerClass {
+  TrainerStyle style = TrainerStyle::None;
+  std::string_view library; // for messages: "transformers", "TRL", "Lightning"
+};
+TrainerClass classifyTrainerClass(std::string_view qualifiedName);
 
 // Where a device_map string sends weights: "disk" offloads, "auto"-style strategies may, a
 // single device ("cpu", "cuda:0") does not (no hooks).

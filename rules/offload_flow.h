@@ -1,8 +1,8 @@
-// Object tracking for GL201/GL202: which objects carry offload hooks at each point, through
-// aliases (`unet = pipe.unet`), `self.attr` across the methods of a class, and helpers that
-// offload their argument; and where such an object is then trained.
+// Where objects with offload hooks are trained, for GL201/GL202: the placement dataflow
+// (checkers/ir/placement.h) per function, plus `self.attr` across the methods of a class.
 #pragma once
 
+#include "checkers/ir/placement.h"
 #include "rules/rule.h"
 
 #include <string>
@@ -10,21 +10,15 @@
 
 namespace gradlint::rules {
 
-struct OffloadedObject {
-  std::string path;   // `pipe`, `self.pipe`, or an alias of one (`unet`)
-  std::string origin; // the object as offloaded, for messages
-  ir::SourceRange offload;
-  std::string how; // `enable_model_cpu_offload()`
-  bool mayOffload = false; // device_map="auto"-style: only possibly offloaded
-  bool movedAfter = false; // `.to(device)` since, which leaves the hooks in place
-  ir::SourceRange moved;
-};
+using ir::OffloadedObject;
 
 struct TrainedWhileOffloaded {
   size_t unit;
   ir::NodeId training; // the first training action reached after the offload
   OffloadedObject object;
   std::string trainedPath; // as written, after alias resolution
+  // The training comes before the offload in the source: it is reached around a loop.
+  bool nextIteration = false;
 };
 
 // Every offloaded object trained in this module: one per offload per function, at the first
@@ -33,5 +27,13 @@ std::vector<TrainedWhileOffloaded> findTrainingAfterOffload(RuleContext& context
 
 // What the training action is, for messages: "`unet.train()`".
 std::string describeTraining(const ir::FunctionIR& fn, ir::NodeId node);
+
+// What the finding says about the offloaded object beyond its name: " (a component of
+// `pipeline`)", " on the next pass of the loop".
+std::string describeOffloadedObject(const TrainedWhileOffloaded& found);
+
+// The related locations of a finding: the offload call, the helper's own offload, the move.
+void addOffloadLocations(const RuleContext& context, const TrainedWhileOffloaded& found,
+                         std::string_view offloadedHere, Diagnostic& diagnostic);
 
 } // namespace gradlint::rules

@@ -21,6 +21,7 @@ std::string dumpCfg(const FunctionIR& fn) {
     }
     if (!event.callee.empty()) out += " " + event.callee;
     if (!event.var.empty()) out += " var=" + event.var;
+    for (const std::string& component : event.components) out += " +" + component;
     if (event.kind != EventKind::Entry && event.kind != EventKind::NormalExit &&
         event.kind != EventKind::ExceptionalExit && event.kind != EventKind::Nop) {
       out += fmt::format(" @{}:{}", event.range.startLine + 1, event.range.startColumn + 1);

@@ -43,6 +43,7 @@ std::string_view toString(EventKind kind) {
   case EventKind::Offload: return "Offload";
   case EventKind::ResetPlacement: return "ResetPlacement";
   case EventKind::MoveTo: return "MoveTo";
+  case EventKind::Compose: return "Compose";
   case EventKind::LocalFunctionDecl: return "LocalFunctionDecl";
   }
   return "?";

@@ -25,6 +25,13 @@ enum class GradValue : uint8_t { Enabled, Disabled, Unknown };
 
 enum class GuardKind : uint8_t { NoGrad, EnableGrad, InferenceMode, SetGradEnabled, Other };
 
+// Offload/ResetPlacement: which hooks an offload attaches or a reset takes off.
+enum class PlacementScope : uint8_t {
+  Hooks,     // Offload: offload hooks (`enable_model_cpu_offload()`); reset: every hook
+  DeviceMap, // Offload: a device_map load; reset: only a device_map load's (`reset_device_map()`)
+  Checked,   // reset: the code checks `hf_device_map` for cpu/disk: ends only "may offload"
+};
+
 enum class EventKind : uint8_t {
   Entry,        // function entry
   Nop,          // join point, carries no event
@@ -54,6 +61,9 @@ enum class EventKind : uint8_t {
   Offload,
   ResetPlacement,
   MoveTo, // var.to(device): moves the weights but leaves offload hooks in place
+  // var holds the objects in `components` (a pipeline built or loaded around models, a trainer
+  // given a model, a dict of models): offloading var offloads them, training var trains them.
+  Compose,
   // C++: `T name();` at block scope declares a function (the most vexing parse), so no object
   // is made. callee: the declared return type (qualified), var: the name, spelled: T as written.
   LocalFunctionDecl,
@@ -88,6 +98,8 @@ struct Event {
   bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view
   std::string aliasOf;              // Assign: `unet = pipe.unet` -> "pipe.unet"
   bool mayOffload = false;          // Offload: only possibly (device_map="auto", a variable)
+  PlacementScope placement = PlacementScope::Hooks; // Offload/ResetPlacement
+  std::vector<std::string> components; // Compose: the objects var now holds
   // Where the event sits: loop nesting, and the innermost lexical grad-mode region (with-block
   // or function decorator) with the node that entered it (kNoNode for a decorator).
   uint16_t loopDepth = 0;

@@ -22,6 +22,11 @@ struct FunctionSummary {
   bool resetsGradients = false;
   std::vector<int> offloadsArgs; // parameters it attaches offload hooks to (and leaves on)
   std::vector<std::string> offloadsParams; // their names, for keyword arguments
+  // The offload call behind offloadsArgs (through a chain of helpers, the innermost one), for
+  // related locations in the caller's report.
+  std::string offloadPath;
+  SourceRange offloadRange;
+  std::string offloadText;
   // The toggle behind mayLeaveDisabled, for related locations in the caller's report.
   std::string togglePath;
   SourceRange toggleRange;

@@ -1,5 +1,7 @@
 #include "checkers/ir/summaries.h"
 
+#include "checkers/ir/placement.h"
+
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
@@ -26,6 +28,33 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
   return false;
 }
 
+// Which arguments `fn` leaves with offload hooks when it returns: an argument offloaded itself,
+// or as a component of something offloaded (`Pipeline(unet=unet).enable_model_cpu_offload()`).
+// A helper that takes the hooks off again before returning (a validation pass) leaves its
+// argument as it found it. Only definite offloads count, not device_map="auto" loads.
+void summarizeOffloads(const FunctionIR& fn, const SummaryTable& table, const std::string& path,
+                       FunctionSummary& summary) {
+  if (fn.normalExit == kNoNode || !hasPlacementEvents(fn, table)) return;
+  const StableAliases aliases(fn);
+  const auto flow = analyzePlacement(fn, table, aliases, {}, /*trackArguments=*/true);
+  if (!flow.reached[fn.normalExit]) return;
+  for (const OffloadedObject& object : flow.in[fn.normalExit].offloaded) {
+    if (object.argument < 0 || object.mayOffload ||
+        std::find(summary.offloadsArgs.begin(), summary.offloadsArgs.end(), object.argument) !=
+            summary.offloadsArgs.end()) {
+      continue;
+    }
+    summary.offloadsArgs.push_back(object.argument);
+    summary.offloadsParams.push_back(fn.params[static_cast<size_t>(object.argument)]);
+    if (summary.offloadText.empty()) {
+      const bool inner = !object.innerText.empty();
+      summary.offloadPath = inner ? object.innerPath : path;
+      summary.offloadRange = inner ? object.innerRange : object.offload;
+      summary.offloadText = inner ? object.innerText : object.how;
+    }
+  }
+}
+
 bool callsAny(const FunctionIR& fn, const std::unordered_set<std::string>& names) {
   return std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& node) {
     return node.event.kind == EventKind::Call && names.count(node.event.callee) != 0;
@@ -50,21 +79,6 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     const Event& event = fn.nodes[id].event;
     const GradFact& in = report.flow.in[id];
     summary.resetsGradients = summary.resetsGradients || event.kind == EventKind::ZeroGrad;
-    if (event.kind == EventKind::Offload && !event.mayOffload) {
-      // A helper that takes the hooks off again before returning (a validation pass) leaves
-      // its argument as it found it.
-      const bool removed = std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& other) {
-        return other.event.kind == EventKind::ResetPlacement && other.event.var == event.var;
-      });
-      const auto param = std::find(fn.params.begin(), fn.params.end(), event.var);
-      const int index = static_cast<int>(param - fn.params.begin());
-      if (!removed && param != fn.params.end() &&
-          std::find(summary.offloadsArgs.begin(), summary.offloadsArgs.end(), index) ==
-              summary.offloadsArgs.end()) {
-        summary.offloadsArgs.push_back(index);
-        summary.offloadsParams.push_back(*param);
-      }
-    }
     if (event.kind == EventKind::Call && !event.callee.empty()) {
       if (const FunctionSummary* callee = table.find(event.callee)) {
         summary.resetsGradients = summary.resetsGradients || callee->resetsGradients;
@@ -89,6 +103,7 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     }
   }
   if (!anyReturn) summary.mayLeaveInherited = true; // always raises: no effect on callers
+  summarizeOffloads(fn, table, path, summary);
   std::sort(summary.restoresArgs.begin(), summary.restoresArgs.end());
   if (rootToggle != kNoNode) {
     // Point at the root cause: through a chain of helpers, the toggle that started it.

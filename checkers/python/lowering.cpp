@@ -263,7 +263,15 @@ private:
   // Offload, placement reset and training of objects (GL201/GL202); true when lowered.
   bool lowerPlacementCall(TSNode call, TSNode function, const std::string& callee);
   void emitObjectEvent(EventKind kind, std::string var, TSNode at, std::string detail,
-                       bool mayOffload = false);
+                       bool mayOffload = false,
+                       ir::PlacementScope placement = ir::PlacementScope::Hooks);
+  // `target = Pipeline.from_pretrained(..., unet=unet)`, `Trainer(model=m)`, `{"unet": unet}`:
+  // target holds the objects passed as components.
+  void lowerComponents(const std::string& target, TSNode value, const std::string& callee);
+  // `if "cpu" in model.hf_device_map.values(): raise ...`: the code checks where the model went.
+  void lowerDeviceMapCheck(TSNode expression);
+  // `trainer.train()` of a transformers/TRL trainer, `trainer.fit(model)` of Lightning's.
+  bool lowerTrainerCall(TSNode call, std::string_view method, TSNode receiver);
   // `X.parameters()` / `X.named_parameters()` paths in an expression, and variables known to
   // hold such parameters.
   std::vector<std::string> parameterOwners(TSNode expression) const;
@@ -287,6 +295,11 @@ private:
   // Object tracking for the offload rules, flow-insensitive within the unit:
   std::unordered_map<std::string, std::vector<std::string>> parameterSources_; // params = X.parameters()
   std::unordered_map<std::string, std::string> loopParameters_; // for p in X.parameters()
+  struct Trainer {
+    rules::TrainerClass kind;
+    std::string name; // `Trainer`, `SFTTrainer`
+  };
+  std::unordered_map<std::string, Trainer> trainers_; // trainer = Trainer(model=m, ...)
   bool tooDeep_ = false;
   bool tooLarge_ = false;
   TSNode tooDeepAt_{};
@@ -1046,6 +1059,7 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   }
   case Kind::assert_statement: {
     for (TSNode child : children(statement)) lowerExpression(child, Role::Other);
+    lowerDeviceMapCheck(statement);
     Event check;
     check.kind = EventKind::Nop;
     check.var = "assert";
@@ -1093,6 +1107,43 @@ bool isFreshCopy(TSNode value, std::string_view source, const std::string& calle
   TSNode function = unparenthesize(field(value, fields().function));
   return kindOf(function) == Kind::attribute &&
          text(field(function, fields().attribute), source) == "clone";
+}
+
+TSNode firstPositionalArgument(TSNode call);
+
+// The object an argument passes as a component: `unet`, `self.unet`, `unwrap_model(unet)`,
+// `unet.to(device)`; `pipe.components` is all of `pipe`. Empty for anything else: a copy
+// (`copy.deepcopy(unet)`), a fresh load, a literal.
+std::string componentObject(TSNode value, std::string_view source) {
+  const Fields& f = fields();
+  TSNode node = unparenthesize(value);
+  for (int hop = 0; hop < 8 && !isNull(node); ++hop) {
+    switch (kindOf(node)) {
+    case Kind::identifier: return std::string(text(node, source));
+    case Kind::attribute:
+      if (text(field(node, f.attribute), source) != "components") {
+        return std::string(text(node, source));
+      }
+      node = unparenthesize(field(node, f.object));
+      break;
+    case Kind::call: {
+      TSNode function = unparenthesize(field(node, f.function));
+      const bool method = kindOf(function) == Kind::attribute;
+      const std::string_view last = method ? text(field(function, f.attribute), source)
+                                           : text(function, source);
+      if (rules::returnsSameModel(last)) {
+        node = unparenthesize(firstPositionalArgument(node));
+      } else if (method && rules::isModuleMoveMethod(last)) {
+        node = unparenthesize(field(function, f.object));
+      } else {
+        return {};
+      }
+      break;
+    }
+    default: return {};
+    }
+  }
+  return {};
 }
 
 void UnitLowerer::emitAssign(TSNode at, std::string var, std::vector<std::string> deps,
@@ -1151,12 +1202,19 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
         if (kindOf(function) == Kind::attribute &&
             rules::isPretrainedLoader(text(field(function, f.attribute), source_))) {
           const rules::DeviceMapPlacement placement = devicePlacement(value, source_);
+          lowerComponents(targetText, value, callee);
           if (placement != rules::DeviceMapPlacement::OnDevice) {
             emitObjectEvent(EventKind::Offload, targetText, value, "from_pretrained(device_map=...)",
-                            placement == rules::DeviceMapPlacement::MayOffload);
+                            placement == rules::DeviceMapPlacement::MayOffload,
+                            ir::PlacementScope::DeviceMap);
           }
+        } else {
+          lowerComponents(targetText, value, callee);
         }
+      } else if (kindOf(value) == Kind::dictionary) {
+        lowerComponents(targetText, value, callee);
       }
+      lowerDeviceMapCheck(value);
     }
     return;
   }
@@ -1169,6 +1227,7 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
 void UnitLowerer::lowerIf(TSNode statement, int depth) {
   const Fields& f = fields();
   lowerExpression(field(statement, f.condition), Role::Other);
+  lowerDeviceMapCheck(field(statement, f.condition));
   NodeId branchPoint = current_;
   std::vector<NodeId> ends;
   lowerBlock(field(statement, f.consequence), depth + 1);
@@ -1868,6 +1927,9 @@ bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::str
   // A resolved name is a module's function (torch.distributed.autograd.backward), not a
   // tensor's or an accelerator's method.
   const bool selfMethod = receiverText == "self" || receiverText == "cls";
+  if ((method == "train" || method == "fit") && lowerTrainerCall(call, method, receiver)) {
+    return true;
+  }
   if ((method == "backward" && (callee.empty() || selfMethod)) || method == "manual_backward") {
     // accelerator.backward(loss), fabric.backward(loss), self.manual_backward(loss)
     const bool takesValue = method == "manual_backward" || receiverText.ends_with("accelerator") ||
@@ -1905,13 +1967,14 @@ bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::str
 }
 
 void UnitLowerer::emitObjectEvent(EventKind kind, std::string var, TSNode at, std::string detail,
-                                  bool mayOffload) {
+                                  bool mayOffload, ir::PlacementScope placement) {
   if (var.empty()) return;
   Event event;
   event.kind = kind;
   event.var = std::move(var);
   event.callee = std::move(detail);
   event.mayOffload = mayOffload;
+  event.placement = placement;
   event.range = rangeOf(at);
   emit(event);
 }
@@ -1942,6 +2005,123 @@ std::vector<std::string> UnitLowerer::parameterOwners(TSNode expression) const {
   return owners;
 }
 
+void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
+                                  const std::string& callee) {
+  const Fields& f = fields();
+  Event event;
+  event.kind = EventKind::Compose;
+  event.var = target;
+  event.range = rangeOf(value);
+  if (kindOf(value) == Kind::dictionary) {
+    for (TSNode entry : children(value)) {
+      if (kindOf(entry) != Kind::pair) continue;
+      std::string component = componentObject(field(entry, f.value), source_);
+      if (!component.empty()) event.components.push_back(std::move(component));
+    }
+  } else {
+    TSNode function = unparenthesize(field(value, f.function));
+    const std::string_view method =
+        kindOf(function) == Kind::attribute ? text(field(function, f.attribute), source_) : "";
+    const rules::TrainerClass trainer = rules::classifyTrainerClass(callee);
+    const std::string_view receiver =
+        kindOf(function) == Kind::attribute ? text(field(function, f.object), source_) : "";
+    const bool loader =
+        rules::isComponentLoader(receiver, method) || rules::isComponentRegistration(method);
+    if (!loader && !rules::isComponentClass(callee) && trainer.style == rules::TrainerStyle::None) {
+      return;
+    }
+    // A pipeline class takes its components by position too; a loader's first argument is
+    // where to load from, except `from_pipe(pipe)`; a trainer's first is the model.
+    const bool positional = !loader || rules::takesPositionalComponents(method);
+    bool first = true;
+    for (TSNode argument : children(field(value, f.arguments))) {
+      const Kind kind = kindOf(argument);
+      if (kind == Kind::comment) continue;
+      std::string component;
+      if (kind == Kind::keyword_argument) {
+        const std::string_view keyword = text(field(argument, f.name), source_);
+        if (trainer.style == rules::TrainerStyle::None ? !rules::isLoaderOption(keyword)
+                                                       : keyword == "model") {
+          component = componentObject(field(argument, f.value), source_);
+        }
+      } else if (kind == Kind::dictionary_splat) {
+        for (TSNode inner : children(argument)) component = componentObject(inner, source_);
+      } else if (positional && (trainer.style == rules::TrainerStyle::None || first)) {
+        component = componentObject(argument, source_);
+      }
+      if (kind != Kind::keyword_argument) first = false;
+      if (!component.empty()) event.components.push_back(std::move(component));
+    }
+    if (trainer.style != rules::TrainerStyle::None) {
+      trainers_[target] = {trainer, callee.substr(callee.rfind('.') + 1)};
+      event.callee = callee;
+    }
+  }
+  if (!event.components.empty()) emit(event);
+}
+
+void UnitLowerer::lowerDeviceMapCheck(TSNode expression) {
+  if (isNull(expression) || text(expression, source_).find("hf_device_map") == std::string::npos) {
+    return;
+  }
+  const Fields& f = fields();
+  std::vector<std::string> checked;
+  bool namesOffloadDevice = false;
+  walkPreorder(expression, [&](TSNode node) {
+    if (kindOf(node) == Kind::attribute && text(field(node, f.attribute), source_) == "hf_device_map") {
+      checked.emplace_back(text(unparenthesize(field(node, f.object)), source_));
+      return Walk::Skip;
+    }
+    if (const auto value = stringValue(node, source_); value && (*value == "cpu" || *value == "disk")) {
+      namesOffloadDevice = true;
+    }
+    return Walk::Descend;
+  });
+  if (!namesOffloadDevice) return;
+  for (std::string& object : checked) {
+    emitObjectEvent(EventKind::ResetPlacement, std::move(object), expression,
+                    "hf_device_map check", false, ir::PlacementScope::Checked);
+  }
+}
+
+bool UnitLowerer::lowerTrainerCall(TSNode call, std::string_view method, TSNode receiver) {
+  const Fields& f = fields();
+  // `Trainer(model=m, ...).train()`: the trainer is never named.
+  Trainer unnamed;
+  const Trainer* trainer = nullptr;
+  std::string trained;
+  if (kindOf(receiver) == Kind::call) {
+    const std::string callee = module_.resolver.resolve(field(receiver, f.function), source_);
+    unnamed = {rules::classifyTrainerClass(callee), callee.substr(callee.rfind('.') + 1)};
+    if (unnamed.kind.style == rules::TrainerStyle::None) return false;
+    trainer = &unnamed;
+    TSNode model = keywordArgument(receiver, "model", source_);
+    trained = componentObject(isNull(model) ? firstPositionalArgument(receiver) : model, source_);
+  } else {
+    const auto known = trainers_.find(std::string(text(receiver, source_)));
+    if (known == trainers_.end()) return false;
+    trainer = &known->second;
+    trained = std::string(text(receiver, source_)); // it holds the model (a Compose event)
+  }
+  const std::string described =
+      fmt::format("`{}.{}()` ({} `{}`)",
+                  kindOf(receiver) == Kind::call ? std::string_view(trainer->name)
+                                                 : text(receiver, source_),
+                  method, trainer->kind.library, trainer->name);
+  if (trainer->kind.style == rules::TrainerStyle::TrainMethod && method == "train") {
+    emitObjectEvent(EventKind::Train, trained, call, described);
+    return !trained.empty();
+  }
+  if (trainer->kind.style == rules::TrainerStyle::FitMethod && method == "fit") {
+    TSNode model = keywordArgument(call, "model", source_);
+    emitObjectEvent(EventKind::Train,
+                    componentObject(isNull(model) ? firstPositionalArgument(call) : model, source_),
+                    call, described);
+    return false; // still a call (it may raise)
+  }
+  return false;
+}
+
 bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::string& callee) {
   const Fields& f = fields();
   const TSNode first = firstPositionalArgument(call);
@@ -1957,7 +2137,8 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     const rules::DeviceMapPlacement placement = devicePlacement(call, source_);
     if (placement == rules::DeviceMapPlacement::OnDevice) break;
     emitObjectEvent(EventKind::Offload, firstText, call, spelled,
-                    placement == rules::DeviceMapPlacement::MayOffload);
+                    placement == rules::DeviceMapPlacement::MayOffload,
+                    ir::PlacementScope::DeviceMap);
     return true;
   }
   case rules::OffloadFunction::RemoveHooks: {
@@ -1992,9 +2173,16 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     emitObjectEvent(EventKind::Offload, receiver, call, std::string(method) + "()");
     return true;
   }
-  if (rules::isPlacementResetMethod(method)) {
-    emitObjectEvent(EventKind::ResetPlacement, receiver, call, std::string(method) + "()");
+  if (const rules::ResetScope scope = rules::classifyResetMethod(method);
+      scope != rules::ResetScope::None) {
+    emitObjectEvent(EventKind::ResetPlacement, receiver, call, std::string(method) + "()", false,
+                    scope == rules::ResetScope::DeviceMapLoad ? ir::PlacementScope::DeviceMap
+                                                              : ir::PlacementScope::Hooks);
     return true;
+  }
+  if (rules::isComponentRegistration(method)) {
+    lowerComponents(receiver, call, callee); // pipe.register_modules(unet=unet)
+    return false;
   }
   if (method == "requires_grad_" && modeArgument(call, source_) != ir::GradValue::Disabled) {
     emitObjectEvent(EventKind::Train, receiver, call, "requires_grad_()");

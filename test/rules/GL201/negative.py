@@ -60,8 +60,10 @@ def remove_all_hooks_first(pipe):
     pipe.unet.train()
 
 
-def reset_device_map_first(pipe):
-    pipe.enable_model_cpu_offload()
+# `reset_device_map()` undoes a device_map load (after `enable_model_cpu_offload()` it does
+# nothing: see resets.py).
+def reset_device_map_first(path):
+    pipe = DiffusionPipeline.from_pretrained(path, device_map={"unet": "cpu", "vae": 0})
     pipe.reset_device_map()
     pipe.unet.train()
 
