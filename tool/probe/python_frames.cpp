@@ -160,9 +160,11 @@ struct CodeInfo {
 const CodeInfo& codeInfo(PyObject* code) {
   static auto* cache = new std::unordered_map<PyObject*, CodeInfo>;
   auto [it, added] = cache->try_emplace(code);
+  // A reference, not the iterator: linecache below runs Python code, which may come back here
+  // (a finalizer that toggles a mode) and rehash the map; its elements stay where they are.
+  CodeInfo& info = it->second;
   if (added) {
     python().incRef(code);
-    CodeInfo& info = it->second;
     info.file = stringAttribute(code, "co_filename");
     info.function = stringAttribute(code, "co_qualname");
     if (info.function.empty()) info.function = stringAttribute(code, "co_name");
@@ -174,7 +176,7 @@ const CodeInfo& codeInfo(PyObject* code) {
       if (!source.empty()) noteVirtualSource(info.file, source);
     }
   }
-  return it->second;
+  return info;
 }
 
 PyObject* backwardHookMethod(PyObject* original, PyObject* args, PyObject* kwargs);

@@ -7,6 +7,7 @@
 #include <link.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -185,6 +186,7 @@ extern "C" void gradlintProbeCxaThrow(void* thrown, std::type_info* type,
       insideTracer = false;
     }
   }
+  if (real == nullptr) std::abort(); // no C++ runtime to throw with: cannot happen here
   real(thrown, type, destroy);
   __builtin_unreachable();
 }
