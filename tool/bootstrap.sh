@@ -22,6 +22,9 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           # The runtime probe's tests: Python scripts under the tracer (/usr/bin/python3), and
           # addr2line (binutils) to name C++ toggle sites.
           python3-torch binutils
+          # ... tracing a pytest suite, its xdist workers and a notebook run by nbconvert
+          # (test/probe/pytest_*.test, notebook.test; about 31 MB, 55 small packages).
+          python3-pytest python3-pytest-xdist jupyter-nbconvert python3-ipykernel
           # Terminal width of wide characters (full output format).
           libutf8proc-dev
           # The allocator of the gradlint executable (CMakeLists.txt, tool/allocator.cpp).

@@ -29,9 +29,31 @@ fs::path executableDir() {
   return ec ? fs::path(".") : self.parent_path();
 }
 
+struct RunOptions {
+  std::string findingsPath;
+  bool perTest = false;          // the pytest plugin gives each test the session's mode back
+  bool failLeakingTests = false; // ... and fails the teardown of a test that changed it
+  std::string reportPath;        // --report: the leaks as findings
+  std::string reportFormat;      // json or sarif
+};
+
+// `NAME=value:$NAME` (or `value` when NAME is unset or empty).
+void prependToEnvironment(const char* name, const std::string& value, char separator) {
+  const char* old = std::getenv(name);
+  const std::string joined = old && *old ? value + separator + std::string(old) : value;
+  setenv(name, joined.c_str(), 1);
+}
+
+// The pytest plugin (gradlint_pytest.py) beside the tracer: BUILD/lib/gradlint-probe.
+std::string pytestPluginDir(const std::string& library) {
+  return (fs::path(library).parent_path() / "gradlint-probe").string();
+}
+
 // Runs `command` with the tracer preloaded; returns its exit status as a shell reports it.
+// pytest (and its xdist workers, which inherit the environment) loads the plugin that names
+// each test for the tracer; other programs ignore the variables.
 int runTraced(const std::vector<std::string>& command, const std::string& library,
-              const std::string& outputFolder) {
+              const std::string& outputFolder, const RunOptions& options) {
   std::vector<char*> args;
   for (const std::string& word : command) args.push_back(const_cast<char*>(word.c_str()));
   args.push_back(nullptr);
@@ -46,6 +68,14 @@ int runTraced(const std::vector<std::string>& command, const std::string& librar
         preload && *preload ? library + ":" + std::string(preload) : library;
     setenv("LD_PRELOAD", value.c_str(), 1);
     setenv("GRADLINT_PROBE_OUTPUT", outputFolder.c_str(), 1);
+    setenv("GRADLINT_PROBE_LIBRARY", library.c_str(), 1);
+    prependToEnvironment("PYTHONPATH", pytestPluginDir(library), ':');
+    const char* addopts = std::getenv("PYTEST_ADDOPTS");
+    const std::string plugin = "-p gradlint_pytest";
+    setenv("PYTEST_ADDOPTS",
+           (addopts && *addopts ? std::string(addopts) + " " + plugin : plugin).c_str(), 1);
+    setenv("GRADLINT_PROBE_PER_TEST", options.perTest ? "1" : "0", 1);
+    setenv("GRADLINT_PROBE_FAIL_LEAKING_TESTS", options.failLeakingTests ? "1" : "0", 1);
     execvp(args[0], args.data());
     std::cerr << fmt::format("gradlint: error: cannot run `{}`: {}\n", command[0],
                              std::strerror(errno));
@@ -65,7 +95,8 @@ int runTraced(const std::vector<std::string>& command, const std::string& librar
   return kExitError;
 }
 
-int runCommand(const std::string& findingsPath, const std::vector<std::string>& command) {
+int runCommand(const RunOptions& options, const std::vector<std::string>& command) {
+  const std::string& findingsPath = options.findingsPath;
   const std::string library = tracerLibraryPath();
   if (!fs::exists(library)) {
     std::cerr << fmt::format("gradlint: error: {} not found: this gradlint was built without "
@@ -93,15 +124,38 @@ int runCommand(const std::string& findingsPath, const std::vector<std::string>& 
     std::cerr << "gradlint: error: cannot create a temporary folder\n";
     return kExitError;
   }
-  const int status = runTraced(command, library, folder);
+  // Read before the run: the command may write an executed copy next to the notebook.
   std::vector<std::string> errors;
+  const std::vector<NotebookCell> cells = readNotebookCells(command, errors);
+  const int status = runTraced(command, library, folder, options);
   const std::vector<nlohmann::json> reports = readTracerReports(folder, errors);
   std::error_code ec;
   fs::remove_all(folder, ec);
   for (const std::string& error : errors) std::cerr << "gradlint: warning: " << error << '\n';
   std::cout.flush();
-  const size_t leaks = printRuntimeReport(reports, std::cerr);
+  const size_t leaks = printRuntimeReport(reports, cells, std::cerr);
   if (!findingsPath.empty()) printVerdicts(runtimeVerdicts(findings, reports), std::cerr);
+  if (!options.reportPath.empty()) {
+    // Written whole to a temporary file, then renamed: a CI upload never sees half a report.
+    const std::string partial = options.reportPath + ".partial";
+    {
+      std::ofstream out(partial, std::ios::trunc);
+      if (out) writeRuntimeFindings(reports, cells, options.reportFormat, out);
+      if (!out) {
+        std::cerr << fmt::format("gradlint: error: {}: cannot write the report\n",
+                                 options.reportPath);
+        fs::remove(partial, ec);
+        return kExitError;
+      }
+    }
+    fs::rename(partial, options.reportPath, ec);
+    if (ec) {
+      std::cerr << fmt::format("gradlint: error: {}: cannot write the report: {}\n",
+                               options.reportPath, ec.message());
+      fs::remove(partial, ec);
+      return kExitError;
+    }
+  }
   // The command's own failure wins; otherwise a leak fails the run, as a finding fails a check.
   if (status != 0) return status;
   return leaks > 0 ? 1 : 0;
@@ -126,11 +180,22 @@ int runProbeCommand(int argc, char** argv) {
   }
   CLI::App app{"gradlint probe: confirm findings against the real LibTorch runtime"};
   app.require_subcommand(1);
-  std::string findingsPath;
+  RunOptions runOptions;
+  std::string runFormat;
   CLI::App* run = app.add_subcommand(
       "run", "Run a command with the grad-mode tracer preloaded: gradlint probe run -- CMD...");
-  run->add_option("--findings", findingsPath,
+  run->add_option("--findings", runOptions.findingsPath,
                   "gradlint JSON output: give each finding a runtime verdict");
+  run->add_flag("--per-test", runOptions.perTest,
+                "pytest: give each test the session's grad/inference mode back and report a "
+                "test that changed it");
+  run->add_flag("--fail-leaking-tests", runOptions.failLeakingTests,
+                "with --per-test: a test that changed the mode fails (in its teardown)");
+  run->add_option("--report", runOptions.reportPath,
+                  "also write the leaks as findings to this file (see --output-format)");
+  run->add_option("--output-format", runFormat,
+                  "format of --report: json (default; sarif for a .sarif file) or sarif")
+      ->check(CLI::IsMember({"json", "sarif"}));
   std::string replayInput;
   std::string devices = "cpu";
   std::string format = "text";
@@ -156,7 +221,21 @@ int runProbeCommand(int argc, char** argv) {
                    "python3 train.py\n";
       return kExitError;
     }
-    return runCommand(findingsPath, command);
+    if (runOptions.failLeakingTests && !runOptions.perTest) {
+      std::cerr << "gradlint: error: --fail-leaking-tests needs --per-test\n";
+      return kExitError;
+    }
+    if (!runFormat.empty() && runOptions.reportPath.empty()) {
+      std::cerr << "gradlint: error: --output-format is the format of --report FILE; give "
+                   "--report too (the summary on stderr is always text)\n";
+      return kExitError;
+    }
+    runOptions.reportFormat = runFormat;
+    if (runFormat.empty()) {
+      runOptions.reportFormat =
+          fs::path(runOptions.reportPath).extension() == ".sarif" ? "sarif" : "json";
+    }
+    return runCommand(runOptions, command);
   }
   const std::string replayer = replayerPath();
   if (!fs::exists(replayer)) {

@@ -4,6 +4,7 @@
 #include "tool/probe/tracer.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -40,6 +41,9 @@ struct PythonApi {
   PyObject* (*cFunctionNew)(PyMethodDef*, PyObject*, PyObject*) = nullptr;
   PyObject* (*call)(PyObject*, PyObject*, PyObject*) = nullptr;
   void (*errClear)() = nullptr;
+  PyObject* (*callFunction)(PyObject*, const char*, ...) = nullptr;
+  PyObject* (*unicodeFromString)(const char*) = nullptr;
+  PyObject* (*unicodeJoin)(PyObject*, PyObject*) = nullptr;
   bool complete = false;
 };
 
@@ -70,6 +74,9 @@ const PythonApi& python() {
     bind(p.cFunctionNew, "PyCFunction_NewEx", p.complete);
     bind(p.call, "PyObject_Call", p.complete);
     bind(p.errClear, "PyErr_Clear", p.complete);
+    bind(p.callFunction, "PyObject_CallFunction", p.complete);
+    bind(p.unicodeFromString, "PyUnicode_FromString", p.complete);
+    bind(p.unicodeJoin, "PyUnicode_Join", p.complete);
     return p;
   }();
   return api;
@@ -116,6 +123,31 @@ bool isGradModeApiFile(const std::string& file) {
          inside == "__init__.py";
 }
 
+// The source linecache holds for `file` (IPython registers each cell it compiles there), or "".
+std::string linecacheSource(const std::string& file) {
+  const PythonApi& py = python();
+  PyObject* linecache = py.dictGetItemString(py.getModuleDict(), "linecache"); // borrowed
+  if (linecache == nullptr) return {};
+  PyObject* getlines = py.getAttrString(linecache, "getlines");
+  if (getlines == nullptr) {
+    py.errClear();
+    return {};
+  }
+  std::string source;
+  PyObject* lines = py.callFunction(getlines, "s", file.c_str());
+  PyObject* empty = py.unicodeFromString("");
+  PyObject* joined = lines != nullptr && empty != nullptr ? py.unicodeJoin(empty, lines) : nullptr;
+  if (joined != nullptr) {
+    const char* text = py.unicodeAsUtf8(joined);
+    if (text != nullptr) source = text;
+  }
+  for (PyObject* object : {joined, empty, lines, getlines}) {
+    if (object != nullptr) py.decRef(object);
+  }
+  py.errClear();
+  return source;
+}
+
 // What the frame walk needs of a code object, computed once per code object. The cache holds a
 // reference to each code object, so an address is never reused for another; the GIL guards it.
 struct CodeInfo {
@@ -128,16 +160,23 @@ struct CodeInfo {
 const CodeInfo& codeInfo(PyObject* code) {
   static auto* cache = new std::unordered_map<PyObject*, CodeInfo>;
   auto [it, added] = cache->try_emplace(code);
+  // A reference, not the iterator: linecache below runs Python code, which may come back here
+  // (a finalizer that toggles a mode) and rehash the map; its elements stay where they are.
+  CodeInfo& info = it->second;
   if (added) {
     python().incRef(code);
-    CodeInfo& info = it->second;
     info.file = stringAttribute(code, "co_filename");
     info.function = stringAttribute(code, "co_qualname");
     if (info.function.empty()) info.function = stringAttribute(code, "co_name");
     info.torch = isTorchFile(info.file);
     info.gradModeApi = info.torch && isGradModeApiFile(info.file);
+    // A notebook cell: no file on disk, its source in linecache; noted once per code object.
+    if (!info.torch && !info.file.empty() && access(info.file.c_str(), F_OK) != 0) {
+      const std::string source = linecacheSource(info.file);
+      if (!source.empty()) noteVirtualSource(info.file, source);
+    }
   }
-  return it->second;
+  return info;
 }
 
 PyObject* backwardHookMethod(PyObject* original, PyObject* args, PyObject* kwargs);
@@ -158,9 +197,11 @@ bool pythonThreadHoldsGil() {
   return py.complete && py.isInitialized() && py.gilStateCheck();
 }
 
-PyObjectPtr innermostUserFrame(CodeLocation& location, bool* madeByTorch) {
+PyObjectPtr innermostUserFrame(CodeLocation& location, bool* madeByTorch,
+                               bool* passedTorchFrames) {
   const PythonApi& py = python();
   if (madeByTorch != nullptr) *madeByTorch = false;
+  if (passedTorchFrames != nullptr) *passedTorchFrames = false;
   PyObject* frame = py.getFrame();
   if (frame == nullptr) return nullptr;
   py.incRef(frame);
@@ -180,6 +221,7 @@ PyObjectPtr innermostUserFrame(CodeLocation& location, bool* madeByTorch) {
     // Past the grad-mode API itself, a torch frame means torch's own code made the toggle
     // (nn.init, optimizers): a guard it always restores, not the user's.
     insideGradModeApi = insideGradModeApi && info.gradModeApi;
+    if (passedTorchFrames != nullptr) *passedTorchFrames = true;
     if (!insideGradModeApi && madeByTorch != nullptr) {
       *madeByTorch = true;
       py.decRef(frame);

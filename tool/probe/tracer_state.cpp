@@ -1,11 +1,16 @@
-// Per-thread grad-mode bookkeeping and leak detection. Grad mode is thread-local in LibTorch, so
-// each thread has its own "who disabled it" record; a global registry (under a mutex) collects
-// the toggle sites, leaks and backward() calls for the report written when the process exits.
+// Per-thread grad-mode and inference-mode bookkeeping and leak detection. Both modes are
+// thread-local in LibTorch, so each thread has its own "who engaged it" record per mode; a global
+// registry (under a mutex) collects the toggle sites, leaks and backward() calls for the report
+// written when the process exits.
 //
-// A leak: grad mode was disabled by a function (Python frame, or C++ frame identified by its
-// canonical frame address) and that frame is gone - returned, yielded, or its thread ended -
-// while grad mode is still disabled. It is noticed at the next toggle or backward() of the
-// thread, or when the thread or process ends.
+// A leak: grad mode was disabled (or inference mode entered) by a function (Python frame, or C++
+// frame identified by its canonical frame address) and that frame is gone - returned, yielded,
+// or its thread ended - while the mode is still engaged. It is noticed at the next toggle or
+// backward() of the thread, when a test ends (the pytest plugin), or when the thread or process
+// ends.
+//
+// Contexts: the pytest plugin (gradlint_pytest.py) names the test or fixture that runs now
+// through gradlint_probe_set_context; each toggle and backward() records it.
 #include "tool/probe/tracer.h"
 
 #include <cxxabi.h>
@@ -17,7 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -31,7 +38,10 @@ namespace {
 
 constexpr size_t kMaxRecordedEvents = 1000; // leaks and backward calls kept for the report
 
+const char* modeName(Mode mode) { return mode == Mode::Grad ? "grad" : "inference"; }
+
 struct Site {
+  Mode mode = Mode::Grad;
   CodeLocation location;
   std::string caller; // the C++ caller of set_enabled: object!symbol
   std::string module; // C++ toggles: the object holding the caller, and its offset there,
@@ -40,13 +50,21 @@ struct Site {
   size_t disabled = 0;
   size_t restored = 0;
   size_t leaked = 0;
+  // Inference mode left by the user's own frame on the line that entered it, with no torch
+  // frame between (`torch.inference_mode().__enter__()` whose dropped guard dies at once).
+  size_t exitedInStatement = 0;
+  // Autograd refusals of an inference tensor after this inference-mode block was the last one
+  // its thread left (GL304's runtime evidence: made in the block, used after it).
+  size_t refusals = 0;
 };
 
 struct Leak {
   size_t site = 0;
+  uint32_t context = 0;         // the test or fixture that ran when the mode was engaged
+  uint32_t backwardContext = 0; // ... and when the first backward() ran in that state
   long thread = 0;
   bool mainThread = false;
-  std::string how; // "returned", "thread-exit", "process-exit"
+  std::string how; // "returned", "thread-exit", "process-exit", "test-end"
   std::optional<CodeLocation> noticedAt;
   std::optional<CodeLocation> backwardAt; // the first backward() that ran in that state
   std::optional<std::pair<std::string, uintptr_t>> cppBackwardAt; // C++: object and offset
@@ -55,14 +73,40 @@ struct Leak {
 
 struct BackwardEvent {
   long thread = 0;
+  uint32_t context = 0;
   CodeLocation location;
   std::optional<size_t> leak; // index into leaks
 };
 
+// A test that ended in another mode than the session started in (`--per-test`).
+struct TestEnd {
+  uint32_t context = 0;
+  bool gradEnabled = true;
+  bool inference = false;
+  std::optional<size_t> leak[kModeCount];
+  bool restored = false;
+};
+
+struct InferenceTensorError {
+  long thread = 0;
+  uint32_t context = 0;
+  std::optional<size_t> lastInferenceSite;
+  std::optional<CodeLocation> location;
+};
+
 struct Registry {
   std::mutex mutex;
+  std::vector<std::string> contexts{""}; // 0: no context
+  std::unordered_map<std::string, uint32_t> contextIndex;
+  std::atomic<uint32_t> currentContext{0}; // process-wide: a test's threads belong to it
+  std::vector<TestEnd> testEnds;
+  std::vector<InferenceTensorError> inferenceTensorErrors;
+  std::map<std::string, std::string> virtualSources;
+  // The session's starting mode (gradlint_probe_session_start) for --per-test.
+  uint8_t sessionAutogradState = kDefaultAutogradState;
+  uint64_t sessionDispatchKeySet[2] = {0, 0};
   std::vector<Site> sites;
-  std::map<std::tuple<std::string, int, std::string, std::string>, size_t> siteIndex;
+  std::map<std::tuple<Mode, std::string, int, std::string, std::string>, size_t> siteIndex;
   std::vector<Leak> leaks;
   std::vector<BackwardEvent> disabledBackwards; // backward() with grad disabled
   size_t backwardCalls = 0;
@@ -79,12 +123,13 @@ struct Registry {
     const void* code;
     int line;
     uintptr_t caller;
+    Mode mode;
     bool operator==(const PythonSiteKey&) const = default;
   };
   struct PythonSiteHash {
     size_t operator()(const PythonSiteKey& key) const {
       return std::hash<const void*>()(key.code) ^ (std::hash<int>()(key.line) * 31) ^
-             (std::hash<uintptr_t>()(key.caller) * 131);
+             (std::hash<uintptr_t>()(key.caller) * 131) ^ static_cast<size_t>(key.mode);
     }
   };
   std::unordered_map<PythonSiteKey, size_t, PythonSiteHash> pythonSites;
@@ -97,9 +142,10 @@ Registry& registry() {
 
 long currentThreadId() { return static_cast<long>(syscall(SYS_gettid)); }
 
-// The function that disabled grad mode and has not restored it yet.
+// The function that engaged a mode and has not restored it yet.
 struct Disabler {
   size_t site = 0;
+  uint32_t context = 0;
   bool python = false;
   PyObjectPtr frame = nullptr; // Python: the frame, held so its identity stays unique
   uintptr_t cfa = 0;           // C++: the frame's canonical frame address and function start
@@ -109,7 +155,8 @@ struct Disabler {
 
 struct ThreadState {
   long thread = currentThreadId();
-  std::optional<Disabler> disabler;
+  std::optional<Disabler> disablers[kModeCount];
+  std::optional<size_t> lastExitedInferenceSite; // the inference-mode block left last
   std::unordered_map<uintptr_t, TogglerKind> callerKinds;
   ~ThreadState();
 };
@@ -123,6 +170,7 @@ void recordLeak(Registry& r, Disabler& disabler, long thread, const char* how,
   }
   Leak leak;
   leak.site = disabler.site;
+  leak.context = disabler.context;
   leak.thread = thread;
   leak.mainThread = thread == static_cast<long>(getpid());
   leak.how = how;
@@ -135,12 +183,14 @@ void recordLeak(Registry& r, Disabler& disabler, long thread, const char* how,
 // The thread ends with grad mode disabled by a function that never restored it. Python objects
 // are not touched here: the interpreter may already be gone.
 ThreadState::~ThreadState() {
-  if (!disabler) return;
   Registry& r = registry();
-  std::lock_guard lock(r.mutex);
   const bool main = thread == static_cast<long>(getpid());
-  recordLeak(r, *disabler, thread, main ? "process-exit" : "thread-exit", std::nullopt);
-  disabler.reset();
+  for (std::optional<Disabler>& disabler : disablers) {
+    if (!disabler) continue;
+    std::lock_guard lock(r.mutex);
+    recordLeak(r, *disabler, thread, main ? "process-exit" : "thread-exit", std::nullopt);
+    disabler.reset();
+  }
 }
 
 ThreadState& threadState() {
@@ -276,9 +326,9 @@ std::string describeCaller(void* caller, std::string& module, uintptr_t& offset)
   return baseName(info.dli_fname) + (symbol.empty() ? "" : "!" + symbol);
 }
 
-size_t siteFor(Registry& r, const CodeLocation& location, void* caller, bool python) {
+size_t siteFor(Registry& r, Mode mode, const CodeLocation& location, void* caller, bool python) {
   const Registry::PythonSiteKey fastKey{location.code, location.line,
-                                        reinterpret_cast<uintptr_t>(caller)};
+                                        reinterpret_cast<uintptr_t>(caller), mode};
   if (python && location.code != nullptr) {
     if (auto it = r.pythonSites.find(fastKey); it != r.pythonSites.end()) return it->second;
   }
@@ -292,9 +342,10 @@ size_t siteFor(Registry& r, const CodeLocation& location, void* caller, bool pyt
   // Python sites are told apart by their source line, C++ ones by their call instruction.
   const std::string key = python ? callerName : module + "+" + std::to_string(offset);
   auto [it, inserted] = r.siteIndex.try_emplace(
-      std::make_tuple(location.file, location.line, location.function, key), r.sites.size());
+      std::make_tuple(mode, location.file, location.line, location.function, key), r.sites.size());
   if (inserted) {
     Site site;
+    site.mode = mode;
     site.location = location;
     site.caller = callerName;
     site.module = module;
@@ -321,15 +372,15 @@ std::optional<CodeLocation> currentPythonLocation() {
   return location;
 }
 
-void releaseDisabler(ThreadState& state) {
+void releaseDisabler(std::optional<Disabler>& disabler) {
   // Without the GIL the frame reference is kept (a few bytes) rather than released unsafely.
-  if (state.disabler && state.disabler->frame != nullptr && pythonThreadHoldsGil()) {
-    releasePythonObject(state.disabler->frame);
+  if (disabler && disabler->frame != nullptr && pythonThreadHoldsGil()) {
+    releasePythonObject(disabler->frame);
   }
-  state.disabler.reset();
+  disabler.reset();
 }
 
-void onDisable(ThreadState& state, TogglerKind kind, void* caller) {
+void onEngage(ThreadState& state, Mode mode, TogglerKind kind, void* caller) {
   Disabler disabler;
   disabler.python = kind == TogglerKind::Python;
   CodeLocation location;
@@ -345,48 +396,57 @@ void onDisable(ThreadState& state, TogglerKind kind, void* caller) {
     disabler.functionStart = frame.functionStart;
   }
   Registry& r = registry();
+  disabler.context = r.currentContext.load(std::memory_order_relaxed);
   std::lock_guard lock(r.mutex);
-  disabler.site = siteFor(r, location, caller, disabler.python);
+  disabler.site = siteFor(r, mode, location, caller, disabler.python);
   ++r.sites[disabler.site].disabled;
-  state.disabler = std::move(disabler);
+  state.disablers[static_cast<size_t>(mode)] = std::move(disabler);
 }
 
-void onEnable(ThreadState& state, TogglerKind kind) {
-  if (!state.disabler) return;
+void onRestore(ThreadState& state, Mode mode, TogglerKind kind) {
+  std::optional<Disabler>& disabler = state.disablers[static_cast<size_t>(mode)];
+  if (!disabler) return;
   std::optional<CodeLocation> here;
+  bool sameFrameDirectly = false; // the engaging frame itself, with no torch frame between
   if (kind == TogglerKind::Python && pythonThreadHoldsGil()) {
     CodeLocation location;
     bool madeByTorch = false;
-    PyObjectPtr frame = innermostUserFrame(location, &madeByTorch);
+    bool passedTorchFrames = false;
+    PyObjectPtr frame = innermostUserFrame(location, &madeByTorch, &passedTorchFrames);
     if (madeByTorch) return; // torch's own `enable_grad` region inside the user's: not a restore
+    sameFrameDirectly = frame != nullptr && frame == disabler->frame && !passedTorchFrames;
     releasePythonObject(frame);
     if (frame != nullptr) here = location;
   }
-  const bool live = disablerIsLive(*state.disabler);
+  const bool live = disablerIsLive(*disabler);
   Registry& r = registry();
   {
     std::lock_guard lock(r.mutex);
-    if (live && !state.disabler->leak) {
-      ++r.sites[state.disabler->site].restored;
+    Site& site = r.sites[disabler->site];
+    if (mode == Mode::Inference) state.lastExitedInferenceSite = disabler->site;
+    if (live && !disabler->leak) {
+      ++site.restored;
+      if (sameFrameDirectly && here && here->line == site.location.line) ++site.exitedInStatement;
     } else {
-      recordLeak(r, *state.disabler, state.thread, "returned", here);
+      recordLeak(r, *disabler, state.thread, "returned", here);
     }
   }
-  releaseDisabler(state);
+  releaseDisabler(disabler);
 }
 
 } // namespace
 
-void onToggle(void* caller, bool before, bool after) {
-  if (before == after) return;
+void onToggle(Mode mode, void* caller, bool wasEngaged, bool isEngaged) {
+  if (wasEngaged == isEngaged) return;
   ThreadState& state = threadState();
   const TogglerKind kind = classifyCaller(state, caller);
   if (kind == TogglerKind::Internal) return;
-  if (!after) {
-    if (state.disabler) releaseDisabler(state); // disabled by code the tracer does not follow
-    onDisable(state, kind, caller);
+  if (isEngaged) {
+    // Engaged again by code the tracer does not follow: the old record says nothing now.
+    releaseDisabler(state.disablers[static_cast<size_t>(mode)]);
+    onEngage(state, mode, kind, caller);
   } else {
-    onEnable(state, kind);
+    onRestore(state, mode, kind);
   }
 }
 
@@ -399,26 +459,37 @@ void onBackward(bool gradEnabled, const CodeLocation* pythonLocation) {
   }
   ThreadState& state = threadState();
   // A backward() inside the disabling function's own no_grad region is not a leak (GL302's
-  // business); one after that function is gone is.
-  const bool leaked = state.disabler && !disablerIsLive(*state.disabler);
+  // business); one after that function is gone is. Grad mode comes first: inference mode
+  // disables grad mode too, so a grad-mode leak inside it is the nearer cause.
+  std::optional<Disabler>* leakedBy = nullptr;
+  for (std::optional<Disabler>& disabler : state.disablers) {
+    if (disabler && !disablerIsLive(*disabler)) {
+      leakedBy = &disabler;
+      break;
+    }
+  }
   std::optional<CodeLocation> here =
       pythonLocation ? std::optional<CodeLocation>(*pythonLocation) : currentPythonLocation();
   UserCallSearch cppCall;
-  if (!here && leaked) _Unwind_Backtrace(findUserCall, &cppCall);
+  if (!here && leakedBy) _Unwind_Backtrace(findUserCall, &cppCall);
+  const uint32_t context = r.currentContext.load(std::memory_order_relaxed);
   std::lock_guard lock(r.mutex);
   ++r.backwardCalls;
   BackwardEvent event;
   event.thread = state.thread;
+  event.context = context;
   if (here) event.location = *here;
-  if (leaked) {
-    recordLeak(r, *state.disabler, state.thread, "returned", here);
-    if (state.disabler->leak) {
-      Leak& leak = r.leaks[*state.disabler->leak];
+  if (leakedBy) {
+    Disabler& disabler = **leakedBy;
+    recordLeak(r, disabler, state.thread, "returned", here);
+    if (disabler.leak) {
+      Leak& leak = r.leaks[*disabler.leak];
       if (leak.backwardCount++ == 0) {
         leak.backwardAt = here;
+        leak.backwardContext = context;
         if (!cppCall.module.empty()) leak.cppBackwardAt.emplace(cppCall.module, cppCall.offset);
       }
-      event.leak = state.disabler->leak;
+      event.leak = disabler.leak;
     }
   }
   if (r.disabledBackwards.size() < kMaxRecordedEvents) {
@@ -426,6 +497,29 @@ void onBackward(bool gradEnabled, const CodeLocation* pythonLocation) {
   } else {
     ++r.droppedEvents;
   }
+}
+
+void onInferenceTensorError() {
+  Registry& r = registry();
+  ThreadState& state = threadState();
+  InferenceTensorError error;
+  error.thread = state.thread;
+  error.lastInferenceSite = state.lastExitedInferenceSite;
+  error.context = r.currentContext.load(std::memory_order_relaxed);
+  error.location = currentPythonLocation(); // when the op kept the GIL
+  std::lock_guard lock(r.mutex);
+  if (error.lastInferenceSite) ++r.sites[*error.lastInferenceSite].refusals;
+  if (r.inferenceTensorErrors.size() < kMaxRecordedEvents) {
+    r.inferenceTensorErrors.push_back(std::move(error));
+  } else {
+    ++r.droppedEvents;
+  }
+}
+
+void noteVirtualSource(const std::string& file, const std::string& source) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.virtualSources.try_emplace(file, source);
 }
 
 namespace {
@@ -441,10 +535,11 @@ void writeReport() {
   if (folder == nullptr || *folder == '\0') return;
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  if (r.sites.empty() && r.backwardCalls == 0) return;
+  if (r.sites.empty() && r.backwardCalls == 0 && r.inferenceTensorErrors.empty()) return;
   nlohmann::json sites = nlohmann::json::array();
   for (const Site& site : r.sites) {
     nlohmann::json entry = locationJson(site.location);
+    entry["mode"] = modeName(site.mode);
     entry["python"] = site.python;
     entry["caller"] = site.caller;
     entry["module"] = site.module;
@@ -452,6 +547,10 @@ void writeReport() {
     entry["disabled"] = site.disabled;
     entry["restored"] = site.restored;
     entry["leaked"] = site.leaked;
+    if (site.mode == Mode::Inference) {
+      entry["exited_in_statement"] = site.exitedInStatement;
+      entry["refusals"] = site.refusals;
+    }
     sites.push_back(std::move(entry));
   }
   nlohmann::json leaks = nlohmann::json::array();
@@ -460,7 +559,10 @@ void writeReport() {
                          {"thread", leak.thread},
                          {"main_thread", leak.mainThread},
                          {"how", leak.how},
+                         {"mode", modeName(r.sites[leak.site].mode)},
+                         {"context", leak.context},
                          {"backward_calls", leak.backwardCount}};
+    if (leak.backwardCount > 0) entry["backward_context"] = leak.backwardContext;
     if (leak.noticedAt) entry["noticed_at"] = locationJson(*leak.noticedAt);
     if (leak.backwardAt) entry["backward_at"] = locationJson(*leak.backwardAt);
     if (leak.cppBackwardAt) {
@@ -473,13 +575,40 @@ void writeReport() {
   for (const BackwardEvent& event : r.disabledBackwards) {
     nlohmann::json entry = locationJson(event.location);
     entry["thread"] = event.thread;
+    entry["context"] = event.context;
     entry["leak"] = event.leak ? nlohmann::json(*event.leak) : nlohmann::json(nullptr);
     backwards.push_back(std::move(entry));
   }
+  nlohmann::json testEnds = nlohmann::json::array();
+  for (const TestEnd& end : r.testEnds) {
+    nlohmann::json entry{{"context", end.context},
+                         {"grad_enabled", end.gradEnabled},
+                         {"inference_mode", end.inference},
+                         {"restored", end.restored}};
+    for (size_t mode = 0; mode < kModeCount; ++mode) {
+      if (end.leak[mode]) entry[std::string(modeName(static_cast<Mode>(mode))) + "_leak"] =
+          *end.leak[mode];
+    }
+    testEnds.push_back(std::move(entry));
+  }
+  nlohmann::json inferenceErrors = nlohmann::json::array();
+  for (const InferenceTensorError& error : r.inferenceTensorErrors) {
+    nlohmann::json entry{{"thread", error.thread}, {"context", error.context}};
+    if (error.lastInferenceSite) entry["last_inference_site"] = *error.lastInferenceSite;
+    if (error.location) entry["location"] = locationJson(*error.location);
+    inferenceErrors.push_back(std::move(entry));
+  }
   const nlohmann::json report{{"pid", getpid()},
+                              {"contexts", r.contexts},
                               {"sites", sites},
                               {"leaks", leaks},
                               {"backward_with_grad_disabled", backwards},
+                              {"test_ends", testEnds},
+                              {"inference_tensor_errors", inferenceErrors},
+                              {"sources", r.virtualSources},
+                              {"xdist_worker", std::getenv("PYTEST_XDIST_WORKER") != nullptr
+                                                   ? std::getenv("PYTEST_XDIST_WORKER")
+                                                   : ""},
                               {"backward_calls", r.backwardCalls},
                               {"dropped_events", r.droppedEvents}};
   std::ofstream out(std::string(folder) + "/probe-" + std::to_string(getpid()) + ".json");
@@ -495,6 +624,8 @@ void clearInChild() {
   r.siteIndex.clear();
   r.leaks.clear();
   r.disabledBackwards.clear();
+  r.testEnds.clear();
+  r.inferenceTensorErrors.clear();
   r.backwardCalls = 0;
   r.droppedEvents = 0;
 }
@@ -503,7 +634,10 @@ void lockRegistry() { registry().mutex.lock(); }
 void unlockRegistry() { registry().mutex.unlock(); }
 void unlockAndClearInChild() {
   clearInChild();
-  threadState().disabler.reset(); // its site index pointed into the parent's registry
+  for (std::optional<Disabler>& disabler : threadState().disablers) {
+    disabler.reset(); // its site index pointed into the parent's registry
+  }
+  threadState().lastExitedInferenceSite.reset();
   registry().mutex.unlock();
 }
 
@@ -513,5 +647,85 @@ __attribute__((constructor)) void startTracer() {
   pthread_atfork(lockRegistry, unlockRegistry, unlockAndClearInChild);
 }
 
+uint32_t contextFor(Registry& r, const std::string& label) {
+  auto [it, added] = r.contextIndex.try_emplace(label, static_cast<uint32_t>(r.contexts.size()));
+  if (added) r.contexts.push_back(label);
+  return it->second;
+}
+
+// A test ended (`--per-test`): when its mode is not the session's, the test is recorded as having
+// changed it, the records of the functions that engaged the modes become leaks, and with
+// `restore` the session's mode (and inference mode's dispatch keys) is set back.
+int testEnded(const char* label, bool restore) {
+  Registry& r = registry();
+  uint8_t now = 0;
+  if (!realAutogradState(now)) return 0; // torch never loaded: nothing can have changed
+  uint8_t start = 0;
+  uint64_t startKeys[2] = {0, 0};
+  {
+    std::lock_guard lock(r.mutex);
+    start = r.sessionAutogradState;
+    std::memcpy(startKeys, r.sessionDispatchKeySet, sizeof startKeys);
+  }
+  const uint8_t watched = kGradModeBit | kInferenceModeBit;
+  if ((now & watched) == (start & watched)) return 0;
+  ThreadState& state = threadState();
+  TestEnd end;
+  end.gradEnabled = (now & kGradModeBit) != 0;
+  end.inference = (now & kInferenceModeBit) != 0;
+  end.restored = restore;
+  {
+    std::lock_guard lock(r.mutex);
+    end.context = contextFor(r, label ? label : "");
+    for (size_t mode = 0; mode < kModeCount; ++mode) {
+      std::optional<Disabler>& disabler = state.disablers[mode];
+      if (!disabler) continue;
+      recordLeak(r, *disabler, state.thread, "test-end", std::nullopt);
+      end.leak[mode] = disabler->leak;
+    }
+    if (r.testEnds.size() < kMaxRecordedEvents) r.testEnds.push_back(end);
+    else ++r.droppedEvents;
+  }
+  if (restore) {
+    for (std::optional<Disabler>& disabler : state.disablers) releaseDisabler(disabler);
+    if ((now & kInferenceModeBit) != (start & kInferenceModeBit)) {
+      realSetAutogradState(start);
+      if (void* keys = localDispatchKeySet()) std::memcpy(keys, startKeys, sizeof startKeys);
+    } else {
+      realSetGradEnabled((start & kGradModeBit) != 0);
+    }
+  }
+  return 1;
+}
+
 } // namespace
 } // namespace gradlint::probe
+
+// The pytest plugin's entry points (ctypes.PyDLL: called with the GIL held).
+using namespace gradlint::probe;
+
+extern "C" __attribute__((visibility("default"))) void gradlint_probe_set_context(
+    const char* label) {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.currentContext.store(contextFor(r, label ? label : ""), std::memory_order_relaxed);
+}
+
+// The mode at the start of the session, which --per-test gives back to each test. Before torch
+// is loaded it is LibTorch's default (grad on, inference off, the default dispatch keys).
+extern "C" __attribute__((visibility("default"))) void gradlint_probe_session_start() {
+  Registry& r = registry();
+  uint8_t state = kDefaultAutogradState;
+  uint64_t keys[2] = {0, 0};
+  if (realAutogradState(state)) {
+    if (void* current = localDispatchKeySet()) std::memcpy(keys, current, sizeof keys);
+  }
+  std::lock_guard lock(r.mutex);
+  r.sessionAutogradState = state;
+  std::memcpy(r.sessionDispatchKeySet, keys, sizeof keys);
+}
+
+extern "C" __attribute__((visibility("default"))) int gradlint_probe_test_ended(const char* label,
+                                                                               int restore) {
+  return testEnded(label, restore != 0);
+}
