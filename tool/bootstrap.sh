@@ -32,7 +32,10 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           # libFuzzer and the sanitizer runtimes for Clang (the `fuzz` preset, test/fuzz).
           libclang-rt-19-dev
           # A real LSP client for `gradlint server`'s end-to-end test (test/lsp/neovim.test).
-          neovim)
+          neovim
+          # The Debian packages (cpack, cmake/Install.cmake): dpkg-shlibdeps computes their
+          # Depends; groff checks the generated man page (test/install).
+          dpkg-dev groff-base)
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 

@@ -1,15 +1,14 @@
 #include "tool/engine.h"
 
+#include "checkers/cpp/checker_module.h"
 #include "checkers/ir/summaries.h"
 #include "checkers/python/chunks.h"
 #include "checkers/python/frontend.h"
 #include "rules/grad_mode_api.h"
 #include "rules/rule.h"
 #include "tool/read_file.h"
+#include "tool/cpp_module.h"
 #include "tool/test_hooks.h"
-#ifdef GRADLINT_WITH_CPP
-#include "checkers/cpp/frontend.h"
-#endif
 
 #include <algorithm>
 #include <atomic>
@@ -99,19 +98,19 @@ std::string enclosingScope(const ir::ModuleIR& module, uint32_t byte) {
 
 void lowerCppFile(FileState& state, const CheckOptions& options) {
   state.lowered.emplace();
-#ifdef GRADLINT_WITH_CPP
-  cpp::CppFileResult result = cpp::analyzeCppFile(*state.source, options.cppCommands.get());
+  state.lowered->module.language = ir::Language::Cpp;
+  state.lowered->module.path = state.source->path();
+  // The C++ module is opened by the first C++ file that needs a parse (tool/cpp_module.h).
+  std::string error;
+  const cpp::CheckerModule* checker = cppCheckerModule(error);
+  if (checker == nullptr) {
+    state.error = state.source->path() + ": " + error;
+    return;
+  }
+  cpp::CppFileResult result = checker->analyzeFile(*state.source, options.cppCommands.get());
   state.lowered->module = std::move(result.module);
   state.lowered->suppressions = std::move(result.suppressions);
   state.lowered->warnings = std::move(result.warnings);
-#else
-  (void)options;
-  state.lowered->module.language = ir::Language::Cpp;
-  state.lowered->module.path = state.source->path();
-  state.lowered->warnings.push_back(state.source->path() +
-                                    ": not checked: this gradlint was built without C++ "
-                                    "support (GRADLINT_WITH_CPP=OFF)");
-#endif
 }
 
 // The bytes a lowering of `state` hands to the parser.

@@ -1,8 +1,11 @@
 // gradlint: finds PyTorch grad-mode misuse. `gradlint check`, `gradlint rule`, `gradlint debug`.
+#include "checkers/cpp/checker_module.h"
 #include "checkers/ir/cfg_dump.h"
 #include "checkers/python/frontend.h"
 #include "rules/rule.h"
+#include "tool/cli_docs.h"
 #include "tool/config.h"
+#include "tool/cpp_module.h"
 #include "tool/discover.h"
 #include "tool/engine.h"
 #include "tool/fixes.h"
@@ -11,14 +14,12 @@
 #include "tool/probe/probe_command.h"
 #include "tool/render.h"
 #include "tool/result_cache.h"
-#ifdef GRADLINT_WITH_CPP
-#include "checkers/cpp/frontend.h"
-#endif
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -199,22 +200,6 @@ int runCheckCommand(const CheckArgs& args) {
   options.prefilter = !args.noPrefilter;
   options.threads = args.threads;
   const bool cppFlags = !args.buildPath.empty() || args.compileArgsGiven;
-#ifdef GRADLINT_WITH_CPP
-  {
-    std::string error;
-    options.cppCommands = cpp::CompileCommands::load(
-        cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven}, error);
-    if (!options.cppCommands) {
-      std::cerr << "gradlint: error: " << error << '\n';
-      return kExitError;
-    }
-  }
-#else
-  if (cppFlags) {
-    std::cerr << "gradlint: warning: -p and `--` are for C++ files, which this gradlint was built "
-                 "without (GRADLINT_WITH_CPP=OFF)\n";
-  }
-#endif
   std::vector<FileInput> inputs;
   std::vector<std::string> errors;
   bool readsStdin = false;
@@ -275,6 +260,21 @@ int runCheckCommand(const CheckArgs& args) {
   } catch (const ConfigError& error) {
     std::cerr << "gradlint: error: " << error.what() << '\n';
     return kExitError;
+  }
+
+  // The C++ module is opened only when the run has C++ files (tool/cpp_module.h). Without it,
+  // each C++ file reports that it needs the module and the Python files are still checked.
+  if (std::any_of(inputs.begin(), inputs.end(),
+                  [](const FileInput& input) { return isCppPath(input.ref.path); })) {
+    std::string error;
+    if (const cpp::CheckerModule* checker = cppCheckerModule(error)) {
+      options.cppCommands = checker->loadCompileCommands(
+          cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven}, error);
+      if (!options.cppCommands) {
+        std::cerr << "gradlint: error: " << error << '\n';
+        return kExitError;
+      }
+    }
   }
 
   if (args.fix || args.diff) {
@@ -360,21 +360,22 @@ int runDebugCfg(const std::string& path, const std::vector<std::string>& compile
   const SourceFileRef ref = describeFile(path);
   SourceText source(path, std::move(bytes));
   if (isCppPath(path)) {
-#ifdef GRADLINT_WITH_CPP
     std::string error;
+    const cpp::CheckerModule* checker = cppCheckerModule(error);
     const auto commands =
-        cpp::CompileCommands::load(cpp::CompileOptions{"", compileArgs, true}, error);
-    const cpp::CppFileResult lowered = cpp::analyzeCppFile(source, commands.get());
+        checker == nullptr
+            ? nullptr
+            : checker->loadCompileCommands(cpp::CompileOptions{"", compileArgs, true}, error);
+    if (commands == nullptr) {
+      std::cerr << "gradlint: error: " << path << ": " << error << '\n';
+      return kExitError;
+    }
+    const cpp::CppFileResult lowered = checker->analyzeFile(source, commands.get());
     for (const std::string& warning : lowered.warnings) {
       std::cerr << "gradlint: warning: " << warning << '\n';
     }
     for (const ir::FunctionIR& fn : lowered.module.units) std::cout << ir::dumpCfg(fn);
     return kExitClean;
-#else
-    (void)compileArgs;
-    std::cerr << "gradlint: error: built without C++ support (GRADLINT_WITH_CPP=OFF)\n";
-    return kExitError;
-#endif
   }
   python::PythonFileResult result = python::analyzePythonFile(
       source, python::ModuleContext{ref.moduleName, ref.isPackageInit, ref.inPackage});
@@ -385,7 +386,8 @@ int runDebugCfg(const std::string& path, const std::vector<std::string>& compile
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gradlint: finds PyTorch grad-mode misuse before it ships"};
+  // Named here, not from argv[0]: help, the man page and the completion say `gradlint`.
+  CLI::App app{"gradlint: finds PyTorch grad-mode misuse before it ships", "gradlint"};
   app.set_version_flag("--version", GRADLINT_VERSION);
   app.require_subcommand(1);
 
@@ -475,6 +477,14 @@ int main(int argc, char** argv) {
       ->group("");
   app.add_subcommand("probe", "Runtime probe: `probe run -- CMD...`, `probe replay F.json`");
 
+  std::string completionShell;
+  CLI::App* completionCommand = app.add_subcommand(
+      "generate-shell-completion", "Print the shell completion script (bash) to stdout");
+  completionCommand->add_option("shell", completionShell, "bash")->required();
+  // The build runs it to write gradlint.1 (docs: CMakeLists.txt).
+  CLI::App* manPageCommand =
+      app.add_subcommand("generate-man-page", "Print the man page (roff) to stdout")->group("");
+
   // `probe run -- CMD...`: the words after `--` are a command, not compile flags.
   if (argc > 1 && std::string_view(argv[1]) == "probe") return probe::runProbeCommand(argc, argv);
 
@@ -508,6 +518,40 @@ int main(int argc, char** argv) {
         return kExitError;
       }
       return runRuleCommand(ruleCode, allRules, ruleFormat);
+    }
+    if (completionCommand->parsed()) {
+      if (completionShell != "bash") {
+        std::cerr << fmt::format("gradlint: error: no completion for `{}` (bash only; zsh "
+                                 "can load it with bashcompinit)\n",
+                                 completionShell);
+        return kExitError;
+      }
+      std::vector<std::string> codes;
+      for (const rules::Rule* rule : rules::allRules()) codes.emplace_back(rule->info().code);
+      // "full, concise, ... or junit"
+      std::vector<std::string> formats;
+      std::string names(outputFormatNames());
+      for (char& c : names) {
+        if (c == ',') c = ' ';
+      }
+      std::istringstream words(names);
+      for (std::string word; words >> word;) {
+        if (word != "or") formats.push_back(word);
+      }
+      std::vector<std::string> selectors = codes;
+      selectors.insert(selectors.begin(), "ALL");
+      std::cout << bashCompletion(app, {{"check --output-format", formats},
+                                        {"check --select", selectors},
+                                        {"check --extend-select", selectors},
+                                        {"check --ignore", selectors},
+                                        {"rule code", codes},
+                                        {"rule --output-format", {"text", "json"}},
+                                        {"generate-shell-completion shell", {"bash"}}});
+      return kExitClean;
+    }
+    if (manPageCommand->parsed()) {
+      std::cout << manPage(app);
+      return kExitClean;
     }
     if (cfgCommand->parsed()) return runDebugCfg(debugPath, check.compileArgs);
     if (serverCommand->parsed()) {

@@ -1,5 +1,6 @@
 #include "tool/probe/probe_command.h"
 
+#include "tool/install_layout.h"
 #include "tool/probe/probe_report.h"
 
 #include <CLI/CLI.hpp>
@@ -164,7 +165,8 @@ int runCommand(const RunOptions& options, const std::vector<std::string>& comman
 } // namespace
 
 std::string tracerLibraryPath() {
-  return (executableDir().parent_path() / "lib" / "libgradlint_probe.so").string();
+  // PREFIX/lib/gradlint/ once installed, build/lib/ in the build tree.
+  return privateLibraryPath("libgradlint_probe.so").string();
 }
 
 std::string replayerPath() { return (executableDir() / "gradlint-probe-replay").string(); }
