@@ -35,6 +35,10 @@ install(FILES README.md .pre-commit-hooks.yaml DESTINATION ${CMAKE_INSTALL_DOCDI
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT Runtime)
 if(TARGET gradlint_probe)
   install(TARGETS gradlint_probe LIBRARY DESTINATION ${GRADLINT_PRIVATE_LIBDIR} COMPONENT Runtime)
+  # The pytest plugin that names tests for the tracer: probe run looks for it in the folder
+  # gradlint-probe/ beside the tracer library (tool/probe/probe_command.cpp).
+  install(FILES tool/probe/gradlint_pytest.py DESTINATION ${GRADLINT_PRIVATE_LIBDIR}/gradlint-probe
+          COMPONENT Runtime)
 endif()
 # Cpp (package gradlint-cpp): the C++ checker module and the clang-tidy plugin, with LLVM/Clang 19.
 set(gradlint_components Runtime)
