@@ -135,7 +135,7 @@ public:
     }
     case EventKind::Call: {
       const ir::FunctionSummary* summary =
-          event.callee.empty() ? nullptr : summaries_.find(event.callee);
+          summaries_.findFor(event);
       if (summary == nullptr || summary->offloadsArgs.empty()) return in;
       OffloadFact out = in;
       auto offload = [&](const std::string& var) {
