@@ -143,8 +143,10 @@ private:
   static std::vector<SearchPath> searchPaths(const std::vector<FileInput>& checked,
                                              const ContextRequest& request);
   static constexpr size_t kNone = SIZE_MAX; // byName_: resolved to nothing worth reading
-  // Asks for module `dotted` (`mayBeName`: it may be a name in its parent instead).
-  void demand(const std::string& dotted, const Demand& what, bool mayBeName = false);
+  // Asks for module `dotted` (`mayBeName`: it may be a name in its parent instead), imported by
+  // installed code (`byInstalled`) or by the project's.
+  void demand(const std::string& dotted, const Demand& what, bool mayBeName = false,
+              bool byInstalled = false);
   void follow(Module& module);
   void readAll(const std::vector<size_t>& pending);
   // The distribution's entry in ContextReport::distributionsRead (its cache entry loaded).
@@ -239,7 +241,11 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
     for (; climb > 0 && folder.has_parent_path() && folder != folder.root_path(); --climb) {
       folder = folder.parent_path();
     }
-    add(folder, SearchPathKind::Project);
+    // A checked file of an installed package (`check site-packages/torch`): its siblings are
+    // installed code, not the project's.
+    const std::string folderName = folder.filename().string();
+    const bool installed = folderName == "site-packages" || folderName == "dist-packages";
+    add(folder, installed ? SearchPathKind::Installed : SearchPathKind::Project);
   }
   if (!request.projectRoot.empty()) {
     add(request.projectRoot, SearchPathKind::Project);
@@ -251,7 +257,8 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
   return paths;
 }
 
-void ContextCollector::demand(const std::string& dotted, const Demand& what, bool mayBeName) {
+void ContextCollector::demand(const std::string& dotted, const Demand& what, bool mayBeName,
+                              bool byInstalled) {
   if (dotted.empty()) return;
   const std::string top = topLevelOf(dotted);
   if (isModelled(top)) {
@@ -304,7 +311,14 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
   }
   if (known->second == kNone) return;
   Module& module = modules_[known->second];
-  if (module.demand.add(what) && module.readable) toFollow_.push_back(known->second);
+  // `import numpy` from the project asks for no name in particular: its __init__ is read, and
+  // only what the project names is followed further (a whole installed package is rarely what
+  // a project calls into, and can be large).
+  Demand asked = what;
+  if (!byInstalled && module.resolved.searchKind == SearchPathKind::Installed && asked.all) {
+    asked = Demand();
+  }
+  if (module.demand.add(asked) && module.readable) toFollow_.push_back(known->second);
 }
 
 void ContextCollector::follow(Module& module) {
@@ -323,27 +337,38 @@ void ContextCollector::follow(Module& module) {
     if (hub) {
       const bool binds = std::any_of(
           statement.bound.begin(), statement.bound.end(), [&](const std::string& name) {
-            return name == "*" || module.demand.names.count(name) != 0;
+            return (name == "*" && !module.demand.names.empty()) ||
+                   module.demand.names.count(name) != 0;
           });
       if (!binds) continue;
     }
     Demand whole;
     whole.all = true;
     if (!statement.isFrom) {
-      demand(target, whole);
+      demand(target, whole, false, installed);
       continue;
     }
     Demand names;
+    bool star = false;
     for (const std::string& name : statement.names) {
       if (name == "*") {
-        names.all = true;
+        star = true;
       } else {
         names.names.insert(name);
-        demand(target + "." + name, whole, true); // `from pkg import sub`: a module of its own
+        // `from pkg import sub`: a module of its own.
+        demand(target + "." + name, whole, true, installed);
       }
     }
-    if (names.all) names.names.clear();
-    demand(target, names);
+    if (star) {
+      // A hub's star import may bind the names asked of the hub: those are asked of it.
+      if (hub) {
+        names.names.insert(module.demand.names.begin(), module.demand.names.end());
+      } else {
+        names.all = true;
+        names.names.clear();
+      }
+    }
+    demand(target, names, false, installed);
   }
 }
 

@@ -32,7 +32,7 @@ struct ContextRequest {
   // Guards against what no summary is worth: a module larger than this is skipped, and so are
   // installed modules once this many bytes of them have been read.
   size_t maxModuleBytes = 2u << 20;
-  size_t maxInstalledBytes = 48u << 20;
+  size_t maxInstalledBytes = 4u << 20;
   const std::unordered_map<std::string, std::string>* openTexts = nullptr; // ContextSettings'
   // Where installed distributions' summaries are cached (empty: not cached).
   std::filesystem::path cacheDir;
