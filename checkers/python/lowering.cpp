@@ -1269,6 +1269,10 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
 // its summary describes when it is part of the program (tool/project_context.h).
 void UnitLowerer::lowerImport(TSNode statement) {
   for (std::string& module : module_.resolver.importedModules(statement, source_)) {
+    // torch is modelled by the API catalogs, never summarised: `from torch import no_grad` is
+    // no call to the API it names.
+    const std::string_view top = std::string_view(module).substr(0, module.find('.'));
+    if (top == "torch" || top == "functorch" || top == "torchgen") continue;
     Event event;
     event.kind = EventKind::Call;
     event.importsModule = true;
