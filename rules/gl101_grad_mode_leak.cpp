@@ -153,6 +153,11 @@ private:
     const std::string consequence =
         suspends ? "its caller runs with gradients off while it is suspended"
                  : "every later `backward()` in this thread computes no gradients";
+    if (toggle.kind == ir::EventKind::Call && toggle.importsModule) {
+      return fmt::format("{} leaves grad mode disabled (its top level disables it) and `{}` {} "
+                         "without restoring it; {}",
+                         what, who, suspends ? "suspends" : "returns", consequence);
+    }
     if (toggle.kind == ir::EventKind::Call) {
       return fmt::format("{} returns with grad mode disabled and `{}` {} without restoring it; {}",
                          what, who, suspends ? "suspends" : "returns", consequence);

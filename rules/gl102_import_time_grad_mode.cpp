@@ -19,7 +19,9 @@ public:
 
   void check(RuleContext& context) const override {
     // Scripts outside packages run on purpose; only importable modules hurt their importers.
-    if (!context.module().inPackage) return;
+    // An import of a module whose top level leaves grad mode disabled is nobody's purpose: it is
+    // reported in scripts too, at the import.
+    const bool inPackage = context.module().inPackage;
     const auto& units = context.module().units;
     const std::string& moduleName = context.module().moduleName;
     for (size_t index = 0; index < units.size(); ++index) {
@@ -31,9 +33,22 @@ public:
       if (!moduleLevel) continue;
       for (const ir::Leak& leak : reportableLeaks(context, index)) {
         if (leak.exceptional) continue;
+        const ir::Event& toggle = fn.nodes[leak.toggle].event;
+        if (!inPackage && !toggle.importsModule) continue;
         Diagnostic diagnostic = leakDiagnostic(context, index, leak);
         diagnostic.code = std::string(info().code);
         diagnostic.severity = info().severity;
+        if (toggle.importsModule) {
+          diagnostic.message = fmt::format(
+              "importing `{}` disables grad mode: its top level leaves it disabled and nothing "
+              "here restores it; everything that runs after this import computes no gradients",
+              toggle.callee);
+          diagnostic.help = "restore the mode right after the import (`with "
+                            "torch.enable_grad():` around it, or `torch.set_grad_enabled(True)`), "
+                            "and report the import-time toggle to the module's authors";
+          context.report(std::move(diagnostic));
+          continue;
+        }
         diagnostic.message = fmt::format(
             "{} changes grad mode when `{}` is imported and never restores it; every program "
             "that imports it computes no gradients afterwards",

@@ -60,6 +60,9 @@ std::string displayName(const ir::FunctionIR& fn) {
 
 std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Language language) {
   const ir::Event& event = fn.nodes[toggle].event;
+  if (event.kind == EventKind::Call && event.importsModule) {
+    return fmt::format("importing `{}`", event.callee);
+  }
   if (event.kind == EventKind::Call) return fmt::format("`{}()`", shortName(event.callee));
   if (language == ir::Language::Cpp) {
     // As written: `at::GradMode::set_enabled(false)`, `c10::GradMode::set_enabled(mode)`.
@@ -142,11 +145,18 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
   }
 
   if (toggle.kind == EventKind::Call) {
-    if (const ir::FunctionSummary* summary = context.summaries().find(toggle.callee);
+    if (const ir::FunctionSummary* summary = context.summaries().findFor(toggle);
         summary != nullptr && !summary->togglePath.empty()) {
       diagnostic.related.push_back(
           {summary->togglePath == context.module().path ? std::string() : summary->togglePath,
-           summary->toggleRange, fmt::format("`{}` disables grad mode here", shortName(toggle.callee))});
+           summary->toggleRange,
+           fmt::format("{} disables grad mode here{}",
+                       toggle.importsModule
+                           ? fmt::format("the top level of `{}`", toggle.callee)
+                           : fmt::format("`{}`", shortName(toggle.callee)),
+                       summary->toggleOrigin.empty()
+                           ? std::string()
+                           : fmt::format(" (installed: {})", summary->toggleOrigin))});
     }
   }
   if (leak.exceptional) {

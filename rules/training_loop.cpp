@@ -77,8 +77,7 @@ public:
     return out;
   }
   const ir::FunctionSummary* summaryFor(const ir::Event& event) const {
-    if (event.kind != EventKind::Call || event.callee.empty()) return nullptr;
-    return summaries_.find(event.callee);
+    return summaries_.findFor(event);
   }
 
 private:

@@ -21,7 +21,7 @@ namespace {
 
 constexpr std::string_view kKnownKeys[] = {
     "select",  "extend-select",       "ignore",           "exclude", "per-file-ignores",
-    "preview", "extra-offload-calls", "extra-reset-calls"};
+    "preview", "extra-offload-calls", "extra-reset-calls", "python", "project-root", "context"};
 
 std::string_view typeName(toml::node_type type) {
   switch (type) {
@@ -71,6 +71,17 @@ public:
       out.push_back(text->get());
     }
     return out;
+  }
+
+  // A path, relative to the configuration's folder.
+  fs::path path(const toml::key& key, const toml::node& value, const fs::path& root) const {
+    const auto* text = value.as_string();
+    if (text == nullptr || text->get().empty()) {
+      fail(value.source(), fmt::format("`{}` must be a non-empty string (a path), not {}",
+                                       keyName(key.str()), typeName(value.type())));
+    }
+    const fs::path given = text->get();
+    return given.is_absolute() ? given : (root / given).lexically_normal();
   }
 
   std::vector<std::string> codes(const toml::key& key, const toml::node& value,
@@ -145,6 +156,17 @@ public:
               {std::string(glob.str()),
                codes(glob, globCodes, fmt::format("{}.\"{}\"", keyName(name), glob.str()))});
         }
+      } else if (name == "python") {
+        settings.python = path(key, value, settings.root).string();
+      } else if (name == "project-root") {
+        settings.projectRoot = path(key, value, settings.root).string();
+      } else if (name == "context") {
+        const auto* flag = value.as_boolean();
+        if (flag == nullptr) {
+          fail(value.source(), fmt::format("`{}` must be a boolean (true or false), not {}",
+                                           keyName(name), typeName(value.type())));
+        }
+        settings.context = flag->get();
       } else if (name == "preview") {
         const auto* flag = value.as_boolean();
         if (flag == nullptr) {

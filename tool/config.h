@@ -40,6 +40,11 @@ struct Settings {
   // and of calls that undo that. Parsed and validated now; read by those rules.
   std::vector<std::string> extraOffloadCalls;
   std::vector<std::string> extraResetCalls;
+  // The program around a check (docs/context.md): the Python environment (an interpreter or an
+  // environment folder), the project root, and whether context is read at all. Absolute.
+  std::optional<std::string> python;
+  std::optional<std::string> projectRoot;
+  std::optional<bool> context;
 };
 
 // Parses configuration text. `path` is used in messages and decides the shape: a file named

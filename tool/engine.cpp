@@ -162,6 +162,7 @@ bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& bu
     memo = state.treeMemo.get();
   }
   state.lowered = python::analyzePythonFile(*state.source, context, state.ranges, memo);
+  state.lowered->module.origin = state.input->origin;
   return fromKeptTree;
 }
 
@@ -497,7 +498,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       if (state.lowered) modules.push_back(&state.lowered->module);
     }
     gradStates.clear();
-    summaries = ir::computeSummaries(modules, &gradStates);
+    summaries = ir::computeSummaries(modules, &gradStates, options.knownSummaries.get());
     const std::vector<RescanName> names =
         namesToRescan(summaries, modules, callersNeededOf, scannedQualified);
     if (names.empty()) break;
@@ -521,6 +522,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     if (added.files == 0) break;
   }
   result.stats.summariesAndRescanSeconds = secondsSince(phaseStart);
+  if (options.keepSummaries) {
+    result.summaries = std::make_shared<const ir::SummaryTable>(summaries);
+  }
   phaseStart = std::chrono::steady_clock::now();
 
   // Rules.
@@ -528,7 +532,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::vector<std::vector<std::string>> perFileScopes(states.size());
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
-    if (!state.lowered) return;
+    if (!state.lowered || state.input->context) return;
     // The modules are as last summarised: the loop above stops before lowering anything again.
     rules::RuleContext context(state.lowered->module, summaries,
                                state.lowered->frontendDiagnostics, state.source.get(),
@@ -560,6 +564,12 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
 
   for (size_t i = 0; i < states.size(); ++i) {
     FileState& state = states[i];
+    if (state.input->context) {
+      // Code the run does not check: only its effect on the checked files is reported.
+      ++result.stats.contextFiles;
+      result.stats.contextLowered += state.lowered.has_value();
+      continue;
+    }
     if (!state.error.empty()) {
       result.errors.push_back(state.error);
       continue;

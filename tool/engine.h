@@ -17,6 +17,9 @@ namespace gradlint {
 namespace cpp {
 class CompileCommands; // checkers/cpp/frontend.h
 } // namespace cpp
+namespace ir {
+class SummaryTable; // checkers/ir/grad_state.h
+} // namespace ir
 namespace python {
 class DocumentMemo; // checkers/python/frontend.h
 } // namespace python
@@ -33,6 +36,12 @@ struct CheckOptions {
   // false: the process exits after this run, so the run's IR and trees are left to the OS
   // instead of freed piece by piece (like clang's -disable-free). Ignored under AddressSanitizer.
   bool releaseMemory = true;
+  // Summaries from outside the run (`check --summaries FILE`, tool/summary_store.h), and a key
+  // for their contents (the result cache's); the run's own definitions replace them.
+  std::shared_ptr<const ir::SummaryTable> knownSummaries;
+  std::string knownSummariesKey;
+  // Keep the run's final summaries in CheckResult::summaries (`gradlint summarize`).
+  bool keepSummaries = false;
 };
 
 struct FileInput {
@@ -44,6 +53,11 @@ struct FileInput {
   // Python: what the previous analysis of this buffer left, to parse and lower only what changed
   // (the LSP server keeps one per open document). Changes no result.
   std::shared_ptr<python::DocumentMemo> documentMemo;
+  // A context module (tool/project_context.h): read and summarised for the checked files'
+  // sake, never reported (no findings, warnings or errors of its own).
+  bool context = false;
+  // Installed code: the distribution it comes from ("name version"), for related locations.
+  std::string origin;
 };
 
 struct FileReport {
@@ -64,6 +78,8 @@ struct CheckStats {
   size_t rescanLowerings = 0; // files lowered (again) by those rounds
   size_t rescanBytes = 0;
   size_t rescanFromKeptTree = 0; // of those files, re-parsed from the tree of their last parse
+  size_t contextFiles = 0;         // context modules read (FileInput::context)
+  size_t contextLowered = 0;       // of those, lowered (they name a marker or a summarised name)
   double readAndFirstPassSeconds = 0;
   double summariesAndRescanSeconds = 0;
   double rulesSeconds = 0;
@@ -76,6 +92,7 @@ struct CheckResult {
   size_t filesRead = 0;
   size_t filesAnalysed = 0; // parsed and lowered (the rest were prefiltered)
   CheckStats stats;
+  std::shared_ptr<const ir::SummaryTable> summaries; // with CheckOptions::keepSummaries
 };
 
 CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& options);

@@ -1,6 +1,7 @@
 // gradlint: finds PyTorch grad-mode misuse. `gradlint check`, `gradlint rule`, `gradlint debug`.
 #include "checkers/cpp/checker_module.h"
 #include "checkers/ir/cfg_dump.h"
+#include "checkers/ir/grad_state.h"
 #include "checkers/python/frontend.h"
 #include "rules/rule.h"
 #include "tool/cli_docs.h"
@@ -12,11 +13,15 @@
 #include "tool/lsp/server.h"
 #include "tool/probe/confirm.h"
 #include "tool/probe/probe_command.h"
+#include "tool/project_context.h"
+#include "tool/read_file.h"
 #include "tool/render.h"
 #include "tool/result_cache.h"
+#include "tool/summary_store.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -69,6 +74,13 @@ struct CheckArgs {
   std::string buildPath;
   std::vector<std::string> compileArgs;
   bool compileArgsGiven = false;
+  // The program around the checked files (docs/context.md).
+  std::string projectRoot;
+  std::string python;
+  bool noContext = false;
+  bool showContext = false;
+  std::vector<std::string> summaryFiles; // --summaries: summaries of code outside the run
+  std::string summarizeTo; // `gradlint summarize -o FILE` ("-": stdout): write, do not report
 };
 
 bool validateCodes(const std::vector<std::string>& codes, const char* option) {
@@ -174,6 +186,103 @@ void printStats(const CheckStats& stats, std::ostream& out) {
       stats.readAndFirstPassSeconds, stats.summariesAndRescanSeconds, stats.rulesSeconds);
 }
 
+// Adds the context modules the checked files reach (docs/context.md) to `inputs`; false when
+// context is off. Throws EnvironmentError and ConfigError.
+bool addContext(const CheckArgs& args, std::vector<FileInput>& inputs, ContextReport& report,
+                const std::filesystem::path& cacheDir) {
+  ContextSettings settings;
+  settings.paths = args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
+  settings.configPath = args.configPath;
+  settings.projectRoot = args.projectRoot;
+  settings.python = args.python;
+  settings.enabled = !args.noContext;
+  settings.threads = args.threads;
+  settings.cacheDir = cacheDir;
+  return addProgramContext(settings, inputs, report);
+}
+
+void printContext(bool contextRead, const ContextReport& report, std::ostream& out) {
+  if (!contextRead) {
+    out << "gradlint: context: off (only the named files are read)\n";
+    return;
+  }
+  out << fmt::format("gradlint: context: project root: {}\n",
+                     report.projectRoot.empty()
+                         ? std::string("none (no pyproject.toml, gradlint.toml, setup.cfg, "
+                                       "setup.py or .git above the checked paths)")
+                         : fmt::format("{} (by {})", report.projectRoot.string(),
+                                       report.projectRootFoundBy));
+  if (report.environment) {
+    out << fmt::format("gradlint: context: environment: {} (from {}{})\n",
+                       report.environment->prefix.string(), report.environment->foundBy,
+                       report.environment->version.empty()
+                           ? std::string()
+                           : ", Python " + report.environment->version);
+    for (const SearchPath& path : report.environment->searchPaths) {
+      out << fmt::format("gradlint: context:   search path: {}{}\n", path.folder.string(),
+                         path.kind == SearchPathKind::Stdlib ? " (standard library, not read)"
+                                                             : "");
+    }
+  } else {
+    out << "gradlint: context: environment: none found (no --python, VIRTUAL_ENV, "
+           "CONDA_PREFIX, .venv or venv at the project root, or python3 on PATH)\n";
+  }
+  out << fmt::format("gradlint: context: {} project modules and {} installed modules read "
+                     "({} distributions{}{})\n",
+                     report.projectModules, report.installedModules, report.distributions.size(),
+                     report.distributions.empty() ? "" : ": ",
+                     fmt::join(report.distributions, ", "));
+  if (report.cachedModules > 0) {
+    out << fmt::format("gradlint: context: {} installed modules from the cache ({})\n",
+                       report.cachedModules, fmt::join(report.cachedDistributions, ", "));
+  }
+  out << fmt::format("gradlint: context: not read: {} standard library, {} modelled by the "
+                     "catalogs (torch), {} stub-only, {} compiled, {} namespace packages, {} too "
+                     "large, {} unreadable, {} over the installed-code budget\n",
+                     report.stdlib, report.modelled, report.stubOnly, report.compiled,
+                     report.namespaces, report.skippedTooLarge, report.skippedUnreadable,
+                     report.skippedOverBudget);
+  for (const auto& [module, why] : report.unresolved) {
+    out << fmt::format("gradlint: context: unresolved import `{}`: {}\n", module, why);
+  }
+}
+
+// `gradlint summarize`: the summaries of the named files' functions and modules (those a caller
+// elsewhere needs), computed with their context, written as a summary file.
+int writeSummaries(const CheckArgs& args, std::vector<FileInput> inputs, CheckOptions options) {
+  options.keepSummaries = true;
+  std::vector<std::string> ownModules;
+  for (const FileInput& input : inputs) {
+    if (!input.context && !input.ref.moduleName.empty()) ownModules.push_back(input.ref.moduleName);
+  }
+  const CheckResult result = runCheck(inputs, options);
+  for (const std::string& error : result.errors) std::cerr << "gradlint: error: " << error << '\n';
+  auto own = [&](const std::string& name) {
+    return std::any_of(ownModules.begin(), ownModules.end(), [&](const std::string& module) {
+      return name == module || (name.size() > module.size() && name.starts_with(module) &&
+                                name[module.size()] == '.');
+    });
+  };
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  auto relative = [&](const std::string& path) {
+    const std::filesystem::path given(path);
+    return given.is_absolute() ? given.lexically_relative(cwd).generic_string()
+                               : given.lexically_normal().generic_string();
+  };
+  const std::string text = result.summaries ? summariesToText(*result.summaries, own, relative)
+                                            : summariesToText(ir::SummaryTable(), own, relative);
+  if (args.summarizeTo == "-") {
+    std::cout << text;
+  } else {
+    std::string error;
+    if (!replaceFile(args.summarizeTo, text, error)) {
+      std::cerr << fmt::format("gradlint: error: {}: cannot write: {}\n", args.summarizeTo, error);
+      return kExitError;
+    }
+  }
+  return result.errors.empty() ? kExitClean : kExitError;
+}
+
 int runCheckCommand(const CheckArgs& args) {
   OutputFormat format{};
   if (!parseOutputFormat(args.outputFormat, format)) {
@@ -241,7 +350,11 @@ int runCheckCommand(const CheckArgs& args) {
       for (const std::string& warning : found.warnings) {
         std::cerr << "gradlint: warning: " << warning << '\n';
       }
-      for (SourceFileRef& ref : found.files) inputs.push_back({std::move(ref), std::nullopt, {}, nullptr});
+      for (SourceFileRef& ref : found.files) {
+        FileInput input;
+        input.ref = std::move(ref);
+        inputs.push_back(std::move(input));
+      }
     }
     // Each file runs the rules its nearest configuration and the command line select.
     // Without per-file ignores the answer is the same for every file under one configuration.
@@ -276,18 +389,64 @@ int runCheckCommand(const CheckArgs& args) {
       }
     }
   }
-
-  if (args.fix || args.diff) {
-    return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
-  }
   // GRADLINT_NO_CACHE=1 is --no-cache for a whole environment (a test suite, a CI job).
   const char* noCacheVariable = std::getenv("GRADLINT_NO_CACHE");
   const bool noCache = args.noCache || (noCacheVariable != nullptr && *noCacheVariable != '\0' &&
                                         std::string_view(noCacheVariable) != "0");
+  ContextReport contextReport;
+  bool contextRead = false;
+  try {
+    contextRead = addContext(args, inputs, contextReport,
+                             noCache ? std::filesystem::path() : defaultCacheDir(args));
+  } catch (const EnvironmentError& error) {
+    std::cerr << "gradlint: error: " << error.what() << '\n';
+    return kExitError;
+  } catch (const ConfigError& error) {
+    std::cerr << "gradlint: error: " << error.what() << '\n';
+    return kExitError;
+  }
+  if (args.showContext) printContext(contextRead, contextReport, std::cerr);
+  if (!args.summaryFiles.empty()) {
+    auto known = std::make_shared<ir::SummaryTable>();
+    for (const std::string& file : args.summaryFiles) {
+      std::string text;
+      std::string error;
+      if (!readWholeFile(file, text, error) || !readSummaries(text, *known, error)) {
+        std::cerr << fmt::format("gradlint: error: --summaries {}: {}\n", file, error);
+        return kExitError;
+      }
+      options.knownSummariesKey += text;
+    }
+    options.knownSummaries = std::move(known);
+  }
+  if (contextReport.cachedSummaries) {
+    // Installed distributions summarised by an earlier run (their modules were not read).
+    auto known = options.knownSummaries
+                     ? std::make_shared<ir::SummaryTable>(*options.knownSummaries)
+                     : std::make_shared<ir::SummaryTable>();
+    for (const auto& [name, summary] : contextReport.cachedSummaries->all()) {
+      if (known->find(name) == nullptr) known->update(name, summary);
+    }
+    options.knownSummaries = std::move(known);
+    options.knownSummariesKey += contextReport.cachedSummariesKey;
+  }
+  const bool storeDistributions =
+      std::any_of(contextReport.distributionsRead.begin(), contextReport.distributionsRead.end(),
+                  [](const DistributionRead& read) { return read.grew; });
+  if (!args.summarizeTo.empty()) return writeSummaries(args, std::move(inputs), options);
+
+  if (args.fix || args.diff) {
+    return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
+  }
   options.releaseMemory = false; // the process ends after reporting
+  options.keepSummaries = storeDistributions;
   CheckResult result = noCache ? runCheck(inputs, options)
                                : runCheckWithCache(std::move(inputs), options,
                                                    defaultCacheDir(args));
+  if (storeDistributions && result.summaries) {
+    const std::string warning = storeDistributionSummaries(contextReport, *result.summaries);
+    if (!warning.empty()) result.warnings.push_back(warning);
+  }
   errors.insert(errors.end(), result.errors.begin(), result.errors.end());
   std::string confirmError;
   if (args.confirm && !probe::confirmFindings(result, args.confirmDevices, confirmError)) {
@@ -444,6 +603,21 @@ int main(int argc, char** argv) {
   checkCommand->add_option("-p,--build-path", check.buildPath,
                            "C++: a folder with compile_commands.json (or below one), as for "
                            "clang-tidy; compile flags can also follow `--`");
+  checkCommand->add_option("--project-root", check.projectRoot,
+                           "The project's folder: its other files are context (default: the "
+                           "nearest folder above the paths with pyproject.toml, gradlint.toml, "
+                           "setup.cfg, setup.py or .git)");
+  checkCommand->add_option("--python", check.python,
+                           "The Python environment whose installed packages are context: an "
+                           "environment folder or an interpreter (default: VIRTUAL_ENV, "
+                           "CONDA_PREFIX, .venv or venv at the project root, python3 on PATH)");
+  checkCommand->add_flag("--no-context", check.noContext,
+                         "Read only the named files: no project context, no installed packages");
+  checkCommand->add_flag("--show-context", check.showContext,
+                         "Print the project root, the environment and what context was read "
+                         "(to stderr)");
+  checkCommand->add_option("--summaries", check.summaryFiles,
+                           "Summary files (from `gradlint summarize`) of code outside the run");
   checkCommand->add_flag("--no-prefilter", check.noPrefilter,
                          "Parse every file, even those that name no grad-mode API")
       ->group("");
@@ -459,11 +633,31 @@ int main(int argc, char** argv) {
   ruleCommand->add_flag("--all", allRules, "List every rule");
   ruleCommand->add_option("--output-format", ruleFormat, "text or json (with --all)");
 
+  CheckArgs summarize;
+  CLI::App* summarizeCommand = app.add_subcommand(
+      "summarize", "Write the summaries of files (what their callers need) to a summary file");
+  summarizeCommand->add_option("paths", summarize.paths, "Files or folders (default: .)");
+  summarizeCommand->add_option("-o,--output", summarize.summarizeTo, "The summary file (- : stdout)")
+      ->required();
+  summarizeCommand->add_option("--summaries", summarize.summaryFiles,
+                               "Summary files of the code these files depend on");
+  summarizeCommand->add_option("--python", summarize.python, "As for `check`");
+  summarizeCommand->add_option("--project-root", summarize.projectRoot, "As for `check`");
+  summarizeCommand->add_flag("--no-context", summarize.noContext, "As for `check`");
+  summarizeCommand->add_option("--config", summarize.configPath, "As for `check`");
+
   std::string debugPath;
   CLI::App* debugCommand = app.add_subcommand("debug", "Developer views of the analysis");
   CLI::App* cfgCommand = debugCommand->add_subcommand("cfg", "Print the Grad IR CFG of a file");
   cfgCommand->add_option("file", debugPath, "Python or C++ file (C++ flags after `--`)")
       ->required();
+  CheckArgs debugSummaries;
+  CLI::App* summariesCommand = debugCommand->add_subcommand(
+      "summaries", "Print the summaries of a file's functions (with its context)");
+  summariesCommand->add_option("paths", debugSummaries.paths, "Python files or folders")
+      ->required();
+  summariesCommand->add_option("--python", debugSummaries.python, "As for `check`");
+  summariesCommand->add_flag("--no-context", debugSummaries.noContext, "As for `check`");
   debugCommand->require_subcommand(1);
 
   lsp::ServerOptions serverOptions;
@@ -554,6 +748,11 @@ int main(int argc, char** argv) {
       return kExitClean;
     }
     if (cfgCommand->parsed()) return runDebugCfg(debugPath, check.compileArgs);
+    if (summarizeCommand->parsed()) return runCheckCommand(summarize);
+    if (summariesCommand->parsed()) {
+      debugSummaries.summarizeTo = "-";
+      return runCheckCommand(debugSummaries);
+    }
     if (serverCommand->parsed()) {
       serverOptions.debounce = std::chrono::milliseconds(serverDebounceMs);
       return lsp::runLanguageServerOnStdio(serverOptions);

@@ -1,7 +1,12 @@
 #include "tool/read_file.h"
 
+#include <fmt/format.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <thread>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,6 +43,32 @@ bool readWholeFile(const std::string& path, std::string& out, std::string& error
   }
   ::close(fd);
   out.resize(size);
+  return true;
+}
+
+bool replaceFile(const std::filesystem::path& path, std::string_view text, std::string& error) {
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path temp =
+      path.parent_path() /
+      fmt::format(".{}.{}.{}.{}.tmp", path.filename().string(), ::getpid(),
+                  std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) ||
+        !out.flush()) {
+      error = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    error = ec.message();
+    std::filesystem::remove(temp, ec);
+    return false;
+  }
   return true;
 }
 

@@ -227,6 +227,7 @@ std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& opt
   }
   key.add(static_cast<uint64_t>(kEntryFormat));
   key.add(static_cast<uint64_t>(options.prefilter));
+  key.add(options.knownSummariesKey);
   for (const auto* list : {&options.select, &options.ignore}) {
     key.add(static_cast<uint64_t>(list->size()));
     for (const std::string& code : *list) key.add(code);
@@ -235,8 +236,10 @@ std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& opt
   for (const FileInput& input : inputs) {
     key.add(input.ref.path);
     key.add(input.ref.moduleName);
-    key.add(static_cast<uint64_t>(input.ref.isPackageInit) << 1 |
+    key.add(static_cast<uint64_t>(input.context) << 2 |
+            static_cast<uint64_t>(input.ref.isPackageInit) << 1 |
             static_cast<uint64_t>(input.ref.inPackage));
+    key.add(input.origin);
     key.add(static_cast<uint64_t>(input.enabledRules.has_value()));
     if (input.enabledRules) {
       key.add(static_cast<uint64_t>(input.enabledRules->size()));
@@ -273,28 +276,7 @@ bool prepareCacheDir(const std::filesystem::path& dir, std::string& error) {
 bool writeEntry(const std::filesystem::path& dir, const std::string& name, const std::string& text,
                 std::string& error) {
   if (!prepareCacheDir(dir, error)) return false;
-  static std::atomic<unsigned> counter{0};
-  const std::filesystem::path temp =
-      dir / fmt::format(".{}.{}.{}.{}.tmp", name, ::getpid(),
-                        std::hash<std::thread::id>{}(std::this_thread::get_id()), counter++);
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())) ||
-        !out.flush()) {
-      error = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, dir / name, ec);
-  if (ec) {
-    error = ec.message();
-    std::filesystem::remove(temp, ec);
-    return false;
-  }
-  return true;
+  return replaceFile(dir / name, text, error);
 }
 
 } // namespace

@@ -83,6 +83,7 @@ struct Event {
   ApiFlavor flavor = ApiFlavor::Public; // SetGrad
   bool mayRaise = false;
   bool resultDiscarded = false; // Call used as a bare statement
+  bool importsModule = false;   // Call: an import statement, running module `callee`'s top level
   bool guardNotCalled = false;  // EnterGuard: `with torch.no_grad:` (the class, not an instance)
   bool guardTemporary = false;  // EnterGuard (C++): an unnamed temporary `T();`, destroyed (and
                                 // so exited) at the end of its statement
@@ -155,6 +156,12 @@ struct ModuleIR {
   std::string moduleName; // dotted, from the package layout; empty for a loose script
   bool inPackage = false; // its folder has __init__.py
   std::vector<FunctionIR> units;
+  // Names the module binds by importing them (`from .checker import Checker` in pkg/__init__.py:
+  // Checker -> pkg.checker.Checker): a caller's `pkg.Checker` is that definition.
+  std::vector<std::pair<std::string, std::string>> reexports;
+  // Code the user does not own: the installed distribution it comes from ("name version"),
+  // named in the related locations of findings its summaries cause. Empty for project code.
+  std::string origin;
 };
 
 } // namespace gradlint::ir

@@ -11,6 +11,12 @@ const FunctionSummary* SummaryTable::find(const std::string& qualifiedName) cons
   return it == summaries_.end() ? nullptr : &it->second;
 }
 
+const FunctionSummary* SummaryTable::findFor(const Event& call) const {
+  if (call.kind != EventKind::Call || call.callee.empty()) return nullptr;
+  const FunctionSummary* summary = find(call.callee);
+  return summary != nullptr && summary->moduleTopLevel == call.importsModule ? summary : nullptr;
+}
+
 bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummary& summary) {
   auto [it, inserted] = summaries_.try_emplace(qualifiedName, summary);
   if (inserted) return true;
@@ -127,7 +133,7 @@ const FunctionSummary* GradStateAnalysis::summaryFor(const Event& event) const {
       event.callee == self_) {
     return nullptr;
   }
-  return summaries_->find(event.callee);
+  return summaries_->findFor(event);
 }
 
 GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact& in) const {

@@ -31,6 +31,9 @@ struct FunctionSummary {
   std::string togglePath;
   SourceRange toggleRange;
   std::string toggleText;
+  std::string toggleOrigin; // the distribution holding the toggle ("name version"), if installed
+  // A module's top level (what importing it does), not a function: only imports reach it.
+  bool moduleTopLevel = false;
 
   // Whether a call to the function changes anything its caller's analysis sees.
   bool affectsCallers() const {
@@ -42,6 +45,9 @@ struct FunctionSummary {
 class SummaryTable {
 public:
   const FunctionSummary* find(const std::string& qualifiedName) const;
+  // The summary a Call event reaches: a function's for a call, a module's for an import
+  // (`from m import f` imports m, and m.f when that is a module; it calls nothing).
+  const FunctionSummary* findFor(const Event& call) const;
   // Returns true when the stored summary changed.
   bool update(const std::string& qualifiedName, const FunctionSummary& summary);
   void addCallers(const std::string& qualifiedName, int count) { callers_[qualifiedName] += count; }

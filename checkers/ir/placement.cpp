@@ -180,7 +180,7 @@ private:
   }
 
   PlacementFact call(const Event& event, const PlacementFact& in) const {
-    const FunctionSummary* summary = event.callee.empty() ? nullptr : summaries_.find(event.callee);
+    const FunctionSummary* summary = summaries_.findFor(event);
     if (summary == nullptr || summary->offloadsArgs.empty()) return in;
     PlacementFact out = in;
     OffloadedObject object;
@@ -276,8 +276,8 @@ std::vector<std::string> withComponents(const PlacementFact& fact, const std::st
 bool hasPlacementEvents(const FunctionIR& fn, const SummaryTable& summaries) {
   return std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& node) {
     if (node.event.kind == EventKind::Offload) return true;
-    if (node.event.kind != EventKind::Call || node.event.callee.empty()) return false;
-    const FunctionSummary* summary = summaries.find(node.event.callee);
+    if (node.event.kind != EventKind::Call) return false;
+    const FunctionSummary* summary = summaries.findFor(node.event);
     return summary != nullptr && !summary->offloadsArgs.empty();
   });
 }

@@ -61,6 +61,69 @@ bool callsAny(const FunctionIR& fn, const std::unordered_set<std::string>& names
   });
 }
 
+// A name that stands for another's summary: a class for its `__init__`, a re-export for what it
+// imports.
+struct NameLink {
+  std::string name;
+  std::string target;
+};
+
+// `from .checker import Checker` in `pkg/__init__.py`: `pkg.Checker` is `pkg.checker.Checker`.
+// Names defined in the run are their own definitions, never links.
+std::vector<NameLink> reexportLinks(const std::vector<const ModuleIR*>& modules,
+                                    const std::unordered_map<std::string, int>& definitions) {
+  std::vector<NameLink> links;
+  for (const ModuleIR* module : modules) {
+    if (module->moduleName.empty()) continue;
+    for (const auto& [name, target] : module->reexports) {
+      std::string qualified = module->moduleName + "." + name;
+      if (qualified == target || definitions.count(qualified) != 0) continue;
+      links.push_back({std::move(qualified), target});
+    }
+  }
+  return links;
+}
+
+// Gives each linked name its target's summary (a constructor's without the returned mode: `Cls()`
+// returns the instance). A chain of links settles over the rounds: each name changed here is in
+// `changed`, so its callers are analysed again.
+void addDerivedNames(SummaryTable& table, const std::vector<NameLink>& constructors,
+                     const std::vector<NameLink>& aliases,
+                     std::unordered_set<std::string>& changed) {
+  std::unordered_set<std::string_view> classes; // given their constructor's summary
+  for (const NameLink& link : constructors) {
+    const FunctionSummary* init = table.find(link.target);
+    if (init == nullptr || !init->affectsCallers()) continue;
+    FunctionSummary summary = *init;
+    summary.returnsSavedMode = false;
+    if (!summary.affectsCallers()) continue;
+    classes.insert(link.name);
+    if (table.update(link.name, summary)) changed.insert(link.name);
+  }
+  for (const NameLink& link : aliases) {
+    // A class defined here whose constructor has effects keeps them; an import of the same
+    // name (a fallback) does not replace them.
+    if (classes.count(link.name) != 0) continue;
+    const FunctionSummary* target = table.find(link.target);
+    if (target == nullptr) continue;
+    const FunctionSummary copy = *target; // update() may rehash the table
+    if (table.update(link.name, copy)) changed.insert(link.name);
+  }
+}
+
+// What importing a module does to the importer: only a grad mode its top level leaves
+// disabled (a module that raises at import is not "never returns" for the importer's analysis).
+FunctionSummary importEffect(const FunctionSummary& topLevel) {
+  FunctionSummary effect;
+  effect.mayLeaveDisabled = topLevel.mayLeaveDisabled;
+  effect.togglePath = topLevel.togglePath;
+  effect.toggleRange = topLevel.toggleRange;
+  effect.toggleText = topLevel.toggleText;
+  effect.toggleOrigin = topLevel.toggleOrigin;
+  effect.moduleTopLevel = true;
+  return effect;
+}
+
 } // namespace
 
 bool isSummarisable(const FunctionIR& fn) {
@@ -69,7 +132,8 @@ bool isSummarisable(const FunctionIR& fn) {
 }
 
 FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
-                          const SummaryTable& table, const std::string& path) {
+                          const SummaryTable& table, const std::string& path,
+                          const std::string& origin) {
   FunctionSummary summary;
   summary.mayLeaveInherited = false;
   bool anyReturn = false;
@@ -80,7 +144,7 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     const GradFact& in = report.flow.in[id];
     summary.resetsGradients = summary.resetsGradients || event.kind == EventKind::ZeroGrad;
     if (event.kind == EventKind::Call && !event.callee.empty()) {
-      if (const FunctionSummary* callee = table.find(event.callee)) {
+      if (const FunctionSummary* callee = table.findFor(event)) {
         summary.resetsGradients = summary.resetsGradients || callee->resetsGradients;
       }
     }
@@ -109,43 +173,62 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
     // Point at the root cause: through a chain of helpers, the toggle that started it.
     const Event& toggle = fn.nodes[rootToggle].event;
     const FunctionSummary* inner =
-        toggle.kind == EventKind::Call ? table.find(toggle.callee) : nullptr;
+        toggle.kind == EventKind::Call ? table.findFor(toggle) : nullptr;
     if (inner != nullptr && !inner->togglePath.empty()) {
       summary.togglePath = inner->togglePath;
       summary.toggleRange = inner->toggleRange;
       summary.toggleText = inner->toggleText;
+      summary.toggleOrigin = inner->toggleOrigin;
     } else {
       summary.togglePath = path;
       summary.toggleRange = toggle.range;
       summary.toggleText = toggle.callee;
+      summary.toggleOrigin = origin;
     }
   }
   return summary;
 }
 
 SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
-                              GradStateReports* reports) {
-  SummaryTable table;
+                              GradStateReports* reports, const SummaryTable* known) {
+  SummaryTable table = known != nullptr ? *known : SummaryTable();
   struct Candidate {
     const FunctionIR* fn;
-    const std::string* path;
+    const ModuleIR* module;
+    const std::string* name; // the summary's: the function's qualified name, or the module's
   };
   std::vector<Candidate> candidates;
   std::unordered_map<std::string, int> definitions;
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
       if (isSummarisable(fn)) {
-        candidates.push_back({&fn, &module->path});
+        candidates.push_back({&fn, module, &fn.qualifiedName});
         ++definitions[fn.qualifiedName];
+      } else if (fn.kind == UnitKind::Module && module->language == Language::Python &&
+                 !module->moduleName.empty() && fn.entry != kNoNode) {
+        // An import runs the module's top level: importers see what it leaves behind.
+        candidates.push_back({&fn, module, &module->moduleName});
+        ++definitions[module->moduleName];
       }
     }
   }
   // A name defined twice (two scripts with one stem, a def under if/else) is ambiguous:
   // leave it unsummarised rather than guess which definition a call reaches.
-  std::erase_if(candidates, [&](const Candidate& c) { return definitions[c.fn->qualifiedName] > 1; });
+  std::erase_if(candidates, [&](const Candidate& c) { return definitions[*c.name] > 1; });
   // Summaries only grow (more effects become visible), so this reaches a fixpoint; the bound
   // keeps a pathological call graph from running long. A function's analysis reads the table
   // only at its calls, so after the first round only callers of a changed summary are redone.
+  // `Cls()` runs `Cls.__init__`: the class's name stands for its constructor's summary.
+  std::vector<NameLink> constructors;
+  for (const Candidate& candidate : candidates) {
+    const FunctionIR& fn = *candidate.fn;
+    constexpr std::string_view kInit = ".__init__";
+    if (fn.name == "__init__" && !fn.className.empty() && fn.qualifiedName.ends_with(kInit)) {
+      constructors.push_back(
+          {fn.qualifiedName.substr(0, fn.qualifiedName.size() - kInit.size()), fn.qualifiedName});
+    }
+  }
+  const std::vector<NameLink> aliases = reexportLinks(modules, definitions);
   constexpr int kMaxRounds = 16;
   std::unordered_set<std::string> changed;
   bool converged = false;
@@ -156,12 +239,16 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
       if (round > 0 && !callsAny(fn, changed)) continue;
       if (!touchesGradMode(fn, table)) continue;
       GradStateReport report = analyzeGradState(fn, &table);
-      const FunctionSummary summary = summarize(fn, report, table, *candidate.path);
-      if (summary.affectsCallers() || table.find(fn.qualifiedName) != nullptr) {
-        if (table.update(fn.qualifiedName, summary)) changedNow.insert(fn.qualifiedName);
+      FunctionSummary summary =
+          summarize(fn, report, table, candidate.module->path, candidate.module->origin);
+      if (fn.kind == UnitKind::Module) summary = importEffect(summary);
+      const std::string& name = *candidate.name;
+      if (summary.affectsCallers() || table.find(name) != nullptr) {
+        if (table.update(name, summary)) changedNow.insert(name);
       }
       if (reports != nullptr) (*reports)[&fn] = std::move(report);
     }
+    addDerivedNames(table, constructors, aliases, changedNow);
     converged = changedNow.empty();
     changed = std::move(changedNow);
   }

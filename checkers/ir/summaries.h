@@ -15,12 +15,17 @@ using GradStateReports = std::unordered_map<const FunctionIR*, GradStateReport>;
 // Builds the summaries of every addressable function in `modules` and counts the calls to
 // each summarised function. With `reports`, fills it with the analyses made along the way that
 // hold for the final table (the rules need the same ones); left empty if no fixpoint was reached.
+// `known`: summaries from outside the run (summary files of other targets); the run's own
+// definitions replace them.
 SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
-                              GradStateReports* reports = nullptr);
+                              GradStateReports* reports = nullptr,
+                              const SummaryTable* known = nullptr);
 
-// The summary one function's own analysis implies (without recording it anywhere).
+// The summary one function's own analysis implies (without recording it anywhere). `origin`:
+// the installed distribution the function comes from (ModuleIR::origin), if any.
 FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
-                          const SummaryTable& table, const std::string& path);
+                          const SummaryTable& table, const std::string& path,
+                          const std::string& origin = {});
 
 // True when `fn` can be summarised: a plain function (generators and coroutines do not run
 // when called) with a qualified name.

@@ -245,6 +245,7 @@ private:
   void lowerWhile(TSNode statement, int depth);
   void lowerFor(TSNode statement, int depth);
   void lowerWith(TSNode statement, int depth);
+  void lowerImport(TSNode statement);
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);
   void lowerJumpCleanups(size_t toDepth);
@@ -1084,12 +1085,12 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   case Kind::with_statement: lowerWith(statement, depth); break;
   case Kind::try_statement: lowerTry(statement, depth); break;
   case Kind::match_statement: lowerMatch(statement, depth); break;
+  case Kind::import_statement:
+  case Kind::import_from_statement: lowerImport(statement); break;
   // Definitions bind a name; their bodies are units of their own.
   case Kind::function_definition:
   case Kind::class_definition:
   case Kind::decorated_definition:
-  case Kind::import_statement:
-  case Kind::import_from_statement:
   case Kind::future_import_statement:
   case Kind::type_alias_statement:
   case Kind::comment: break;
@@ -1321,6 +1322,25 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
   if (!isNull(alternative)) lowerBlock(field(alternative, f.body), depth + 1);
   link(current_, after);
   current_ = after;
+}
+
+// An import runs the imported module's top level (the first time): a call to the module, which
+// its summary describes when it is part of the program (tool/project_context.h).
+void UnitLowerer::lowerImport(TSNode statement) {
+  for (std::string& module : module_.resolver.importedModules(statement, source_)) {
+    // torch is modelled by the API catalogs, never summarised: `from torch import no_grad` is
+    // no call to the API it names.
+    const std::string_view top = std::string_view(module).substr(0, module.find('.'));
+    if (top == "torch" || top == "functorch" || top == "torchgen") continue;
+    Event event;
+    event.kind = EventKind::Call;
+    event.importsModule = true;
+    event.resultDiscarded = true;
+    event.range = rangeOf(statement);
+    event.spelled = module;
+    event.callee = std::move(module);
+    emit(std::move(event));
+  }
 }
 
 void UnitLowerer::lowerWith(TSNode statement, int depth) {
@@ -2212,10 +2232,32 @@ void lowerModule(const SourceText& source, const ModuleContext& context,
                  const std::vector<TSNode>& roots, const std::vector<ByteRange>& parsed,
                  PythonFileResult& result, LoweringMemo* memo) {
   const Suppressions suppressions = result.suppressions;
-  if (ModuleLowering(source, context, result).run(roots, parsed, memo, true)) return;
+  // Names bound by imports, for callers reaching a definition through this module (re-exports).
+  auto noteReexports = [&](const NameResolver& resolver) {
+    const std::string prefix = context.moduleName + ".";
+    auto note = [&](const std::string& name, const std::string& target) {
+      if (target != name && target != prefix + name) {
+        result.module.reexports.emplace_back(name, target);
+      }
+    };
+    for (const auto& [name, target] : resolver.bindings()) note(name, target);
+    for (const auto& [name, target] : resolver.importedBindings()) note(name, target);
+    std::vector<std::pair<std::string, std::string>>& reexports = result.module.reexports;
+    std::sort(reexports.begin(), reexports.end());
+    reexports.erase(std::unique(reexports.begin(), reexports.end()), reexports.end());
+  };
+  {
+    ModuleLowering lowering(source, context, result);
+    if (lowering.run(roots, parsed, memo, true)) {
+      noteReexports(lowering.resolver);
+      return;
+    }
+  }
   // What the memo gave was lowered in another module-wide context: lower everything afresh.
   result.suppressions = suppressions;
-  ModuleLowering(source, context, result).run(roots, parsed, memo, false);
+  ModuleLowering lowering(source, context, result);
+  lowering.run(roots, parsed, memo, false);
+  noteReexports(lowering.resolver);
 }
 
 } // namespace gradlint::python

@@ -84,8 +84,43 @@ void NameResolver::addImport(TSNode statement, std::string_view source) {
     } else {
       continue;
     }
-    bind(boundAs, module.empty() ? std::string(imported) : module + "." + std::string(imported));
+    std::string target =
+        module.empty() ? std::string(imported) : module + "." + std::string(imported);
+    imported_.emplace_back(boundAs, target);
+    bind(boundAs, std::move(target));
   }
+}
+
+std::vector<std::string> NameResolver::importedModules(TSNode statement,
+                                                       std::string_view source) const {
+  const Fields& f = fields();
+  std::vector<std::string> modules;
+  const Kind kind = kindOf(statement);
+  if (kind == Kind::import_statement) {
+    for (TSNode child : children(statement)) {
+      if (kindOf(child) == Kind::aliased_import) {
+        modules.emplace_back(text(field(child, f.name), source));
+      } else if (kindOf(child) == Kind::dotted_name) {
+        modules.emplace_back(text(child, source));
+      }
+    }
+  } else if (kind == Kind::import_from_statement) {
+    TSNode moduleNode = field(statement, f.moduleName);
+    if (!isNull(moduleNode)) {
+      const std::string module = absoluteModule(moduleNode, source);
+      if (!module.empty()) modules.push_back(module);
+      // `from pkg import sub` imports pkg.sub when that is a module (a name otherwise).
+      const uint32_t moduleEnd = ts_node_end_byte(moduleNode);
+      for (TSNode child : children(statement)) {
+        if (module.empty() || ts_node_start_byte(child) < moduleEnd) continue;
+        TSNode name = kindOf(child) == Kind::aliased_import ? field(child, f.name) : child;
+        if (kindOf(name) == Kind::dotted_name) {
+          modules.push_back(module + "." + std::string(text(name, source)));
+        }
+      }
+    }
+  }
+  return modules;
 }
 
 std::string NameResolver::resolve(TSNode expression, std::string_view source) const {

@@ -20,6 +20,9 @@ public:
 
   // Records the names an import statement binds. Later bindings win, as at run time.
   void addImport(TSNode statement, std::string_view source);
+  // The absolute names of the modules an import statement imports (`import a.b` and
+  // `from a.b import c`: `a.b`; `from . import c` in package `p`: `p`).
+  std::vector<std::string> importedModules(TSNode statement, std::string_view source) const;
   // Records a module-level def/class: the name now means `module.name`.
   void addDefinition(std::string_view name);
 
@@ -34,6 +37,9 @@ public:
   // Makes bindings recorded in a journal again, in order.
   void replay(const std::vector<Binding>& bindings);
   const std::unordered_map<std::string, std::string>& bindings() const { return bindings_; }
+  // Every `from m import x` binding made, in order, also those a later one replaced (`try:` /
+  // `except ImportError:` and `if`/`else` fallbacks bind one name twice; either may run).
+  const std::vector<Binding>& importedBindings() const { return imported_; }
 
 private:
   std::string absoluteModule(TSNode moduleNode, std::string_view source) const;
@@ -43,6 +49,7 @@ private:
   std::string package_; // the package relative imports resolve against
   std::unordered_map<std::string, std::string> bindings_;
   std::vector<Binding>* journal_ = nullptr;
+  std::vector<Binding> imported_;
 };
 
 } // namespace gradlint::python

@@ -4,6 +4,7 @@
 #include "tool/discover.h"
 #include "tool/engine.h"
 #include "tool/fixes.h"
+#include "tool/project_context.h"
 
 #include <filesystem>
 
@@ -57,13 +58,26 @@ CheckOptions bufferOptions() {
 bool isCheckedPath(const std::string& path) { return isPythonPath(path); }
 
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
-                             std::shared_ptr<python::DocumentMemo> memo) {
+                             std::shared_ptr<python::DocumentMemo> memo,
+                             const std::unordered_map<std::string, std::string>& openTexts) {
   BufferAnalysis analysis;
   if (!isCheckedPath(path)) return analysis;
   std::optional<FileInput> input = bufferInput(path, text, analysis.problems);
   if (!input) return analysis;
   input->documentMemo = std::move(memo);
-  const std::vector<FileInput> inputs{std::move(*input)};
+  std::vector<FileInput> inputs{std::move(*input)};
+  // The same program around the buffer as around `gradlint check PATH`.
+  ContextSettings settings;
+  settings.paths = {path};
+  settings.threads = 1;
+  settings.openTexts = openTexts;
+  try {
+    ContextReport report;
+    addProgramContext(settings, inputs, report);
+  } catch (const std::exception& error) {
+    analysis.problems.push_back(std::string(error.what()) + " (checking without context)");
+    inputs.resize(1);
+  }
   CheckResult result = runCheck(inputs, bufferOptions());
   analysis.problems.insert(analysis.problems.end(), result.errors.begin(), result.errors.end());
   for (FileReport& report : result.files) {

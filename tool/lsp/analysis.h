@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gradlint::python {
@@ -25,8 +26,12 @@ struct BufferAnalysis {
 // `text` its current contents. Returns nothing for a file gradlint does not check.
 // `memo`, kept by the caller per document, makes the next analysis of the same document parse
 // only what changed.
+// The buffer's context (docs/context.md) is found as for `gradlint check PATH`: the files of the
+// project it imports, and the installed packages of its environment; `openTexts` (other open
+// buffers by absolute path) stand for those files' text on disk.
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
-                             std::shared_ptr<python::DocumentMemo> memo = nullptr);
+                             std::shared_ptr<python::DocumentMemo> memo = nullptr,
+                             const std::unordered_map<std::string, std::string>& openTexts = {});
 
 // The text after applying every safe fix (several rounds, as `check --fix`), or nullopt when
 // no fix applies.

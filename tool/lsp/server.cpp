@@ -414,7 +414,19 @@ void LanguageServer::didClose(const json& params) {
 }
 
 void LanguageServer::documentChanged(const std::string& uri) {
-  if (!pullMode_) scheduler_.schedule(uri);
+  // Another open document may call a helper of this one: its findings may change too.
+  std::vector<std::string> others;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [other, open] : documents_) {
+      if (other == uri) continue;
+      open.analysedVersion.reset();
+      others.push_back(other);
+    }
+  }
+  if (pullMode_) return;
+  scheduler_.schedule(uri);
+  for (const std::string& other : others) scheduler_.schedule(other);
 }
 
 void LanguageServer::settingsChanged() {
@@ -442,8 +454,22 @@ std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocu
   std::lock_guard<std::mutex> lock(analysisMutex_);
   std::shared_ptr<python::DocumentMemo>& memo = documentMemos_[document.uri()];
   if (!memo) memo = std::make_shared<python::DocumentMemo>();
+  // Other open buffers stand for their files: a helper edited but not saved is what its callers
+  // see.
+  std::unordered_map<std::string, std::string> openTexts;
+  {
+    std::lock_guard<std::mutex> documentsLock(mutex_);
+    for (const auto& [uri, open] : documents_) {
+      if (uri != document.uri() && !open.document.path().empty()) {
+        std::error_code ec;
+        openTexts.emplace(
+            std::filesystem::absolute(open.document.path(), ec).lexically_normal().string(),
+            open.document.text());
+      }
+    }
+  }
   return std::make_shared<const BufferAnalysis>(
-      analyseBuffer(document.path(), document.text(), memo));
+      analyseBuffer(document.path(), document.text(), memo, openTexts));
 }
 
 LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {

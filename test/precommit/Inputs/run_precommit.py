@@ -9,7 +9,10 @@ output for FileCheck:
   1. a staged file with a grad-mode leak: the commit fails and shows the finding;
   2. a clean file, with the leaking file still in the working tree but not staged: it passes
      (only staged files are checked);
-  3. a leak silenced with `# noqa: GL101`: it passes.
+  3. a leak silenced with `# noqa: GL101`: it passes;
+  4. a helper that leaves grad mode disabled (silenced: its callers are meant to restore), then
+     a caller staged alone: the helper is context, and the commit of the caller fails at its
+     call.
 Everything is local: pre-commit clones the hook repository from its path, and `language:
 system` installs nothing. The folder holding GRADLINT_BINARY goes first on PATH.
 """
@@ -40,6 +43,21 @@ SILENCED = """import torch
 def load(path):
     torch.set_grad_enabled(False)  # noqa: GL101
     return torch.load(path)
+"""
+
+HELPER = """import torch
+
+
+def freeze():
+    torch.set_grad_enabled(False)  # noqa: GL101 (its callers restore the mode)
+"""
+
+CALLER = """from helper import freeze
+
+
+def train_step(model):
+    freeze()
+    return model
 """
 
 
@@ -102,6 +120,8 @@ def main() -> int:
     attempt("leak", "leak.py", LEAK)
     attempt("clean", "clean.py", CLEAN)
     attempt("noqa", "silenced.py", SILENCED)
+    attempt("helper", "helper.py", HELPER)
+    attempt("caller", "caller.py", CALLER)
     return 0
 
 

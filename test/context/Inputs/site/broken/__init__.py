@@ -1,0 +1,2 @@
+def broken(:
+    torch.set_grad_enabled(False)

@@ -1,0 +1,3 @@
+# Fixture: not UTF-8: ÿþ
+def latin():
+    return "é"

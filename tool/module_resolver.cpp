@@ -1,0 +1,233 @@
+#include "tool/module_resolver.h"
+
+#include "tool/read_file.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace gradlint {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool isFolder(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
+}
+
+bool isFile(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+std::vector<std::string> splitDots(const std::string& dotted) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= dotted.size()) {
+    const size_t dot = dotted.find('.', start);
+    parts.push_back(dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+// An extension module `name` in `folder`: name.so, name.pyd, name.cpython-311-x86_64-linux-gnu.so.
+bool hasCompiled(const fs::path& folder, const std::string& name) {
+  if (isFile(folder / (name + ".so")) || isFile(folder / (name + ".pyd"))) return true;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (file.size() > name.size() + 1 && file.starts_with(name) && file[name.size()] == '.' &&
+        (file.ends_with(".so") || file.ends_with(".pyd"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Modules compiled into the interpreter itself: found nowhere on disk, and not worth a report.
+bool isBuiltinModule(std::string_view name) {
+  static constexpr std::string_view kBuiltins[] = {
+      "_abc",  "_codecs", "_collections", "_functools", "_imp",     "_io",   "_locale",
+      "_operator", "_signal", "_sre", "_stat", "_string", "_thread", "_warnings", "_weakref",
+      "atexit", "builtins", "errno", "faulthandler", "gc", "itertools", "marshal", "posix",
+      "pwd", "sys", "time", "math", "_socket", "select", "array", "binascii", "zlib"};
+  return std::find(std::begin(kBuiltins), std::end(kBuiltins), name) != std::end(kBuiltins);
+}
+
+std::string headerValue(std::string_view text, std::string_view key) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line == "\r") break; // the headers end at the first blank line
+    if (line.size() > key.size() + 1 && line.starts_with(key) && line[key.size()] == ':') {
+      std::string_view value = line.substr(key.size() + 1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
+        value.remove_prefix(1);
+      }
+      while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.remove_suffix(1);
+      return std::string(value);
+    }
+  }
+  return {};
+}
+
+// The top-level modules a distribution installed: top_level.txt, else the first path part of
+// each RECORD line.
+std::vector<std::string> topLevelModules(const fs::path& metadata) {
+  std::vector<std::string> names;
+  std::string text;
+  std::string error;
+  if (readWholeFile((metadata / "top_level.txt").string(), text, error)) {
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string name = text.substr(start, end - start);
+      while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
+      if (!name.empty()) names.push_back(name);
+      start = end + 1;
+    }
+    return names;
+  }
+  if (!readWholeFile((metadata / "RECORD").string(), text, error)) return names;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line = std::string_view(text).substr(start, end - start);
+    start = end + 1;
+    const size_t cut = line.find_first_of("/,");
+    std::string_view first = line.substr(0, cut);
+    if (first.empty() || first.starts_with("..") || first.ends_with(".dist-info") ||
+        first == "__pycache__" || first.ends_with(".pth")) {
+      continue;
+    }
+    if (cut != std::string_view::npos && line[cut] == ',') {
+      // A module file at the top: `six.py`, `_cffi.cpython-311-x86_64-linux-gnu.so`.
+      first = first.substr(0, first.find('.'));
+    }
+    if (std::find(names.begin(), names.end(), first) == names.end()) names.emplace_back(first);
+  }
+  return names;
+}
+
+} // namespace
+
+ModuleResolver::ModuleResolver(std::vector<SearchPath> searchPaths)
+    : searchPaths_(std::move(searchPaths)) {}
+
+std::optional<ResolvedModule> ModuleResolver::resolve(const std::string& dotted,
+                                                      std::string* why) {
+  auto [it, added] = resolved_.try_emplace(dotted);
+  if (added) it->second = find(dotted);
+  if (!it->second && why != nullptr) {
+    const std::string top = dotted.substr(0, dotted.find('.'));
+    *why = isBuiltinModule(top) ? "built into the interpreter"
+           : searchPaths_.empty()
+               ? "no search path (no project root and no Python environment)"
+               : "not found in the project or the environment's search path";
+  }
+  return it->second;
+}
+
+std::optional<ResolvedModule> ModuleResolver::find(const std::string& dotted) {
+  const std::vector<std::string> parts = splitDots(dotted);
+  if (std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); })) {
+    return std::nullopt;
+  }
+  std::optional<ResolvedModule> namespaceFound;
+  for (size_t index = 0; index < searchPaths_.size(); ++index) {
+    const SearchPath& search = searchPaths_[index];
+    fs::path folder = search.folder;
+    std::string relative;
+    bool reachable = true;
+    for (size_t i = 0; i + 1 < parts.size() && reachable; ++i) {
+      folder /= parts[i];
+      relative += parts[i] + "/";
+      reachable = isFolder(folder);
+    }
+    if (!reachable) continue;
+    const std::string& last = parts.back();
+    ResolvedModule module;
+    module.searchKind = search.kind;
+    module.searchPath = index;
+    auto found = [&](ModuleFileKind kind, const fs::path& file, std::string path, bool init) {
+      module.kind = search.kind == SearchPathKind::Stdlib ? ModuleFileKind::Stdlib : kind;
+      module.file = file;
+      module.relativePath = std::move(path);
+      module.isPackageInit = init;
+      return module;
+    };
+    const fs::path package = folder / last;
+    if (isFile(package / "__init__.py")) {
+      return found(ModuleFileKind::Source, package / "__init__.py",
+                   relative + last + "/__init__.py", true);
+    }
+    if (isFile(folder / (last + ".py"))) {
+      return found(ModuleFileKind::Source, folder / (last + ".py"), relative + last + ".py", false);
+    }
+    // Stubs carry declarations only; a .py beside them (above) is what runs.
+    if (isFile(package / "__init__.pyi")) {
+      return found(ModuleFileKind::StubOnly, package / "__init__.pyi",
+                   relative + last + "/__init__.pyi", true);
+    }
+    if (isFile(folder / (last + ".pyi"))) {
+      return found(ModuleFileKind::StubOnly, folder / (last + ".pyi"), relative + last + ".pyi",
+                   false);
+    }
+    if (hasCompiled(folder, last)) {
+      return found(ModuleFileKind::Compiled, folder / last, relative + last, false);
+    }
+    // A namespace package spans every search path: a regular module later still wins.
+    if (!namespaceFound && isFolder(package)) {
+      namespaceFound = found(ModuleFileKind::Namespace, package, relative + last, false);
+    }
+  }
+  return namespaceFound;
+}
+
+const Distribution* ModuleResolver::distributionOf(size_t index, const std::string& topLevel) {
+  if (index >= searchPaths_.size()) return nullptr;
+  auto [entry, added] = distributions_.try_emplace(index);
+  if (added) {
+    std::error_code ec;
+    const fs::path& folder = searchPaths_[index].folder;
+    std::vector<fs::path> metadataFolders;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.ends_with(".dist-info") || name.ends_with(".egg-info")) {
+        metadataFolders.push_back(it->path());
+      }
+    }
+    std::sort(metadataFolders.begin(), metadataFolders.end());
+    for (const fs::path& metadata : metadataFolders) {
+      std::string text;
+      std::string error;
+      if (!readWholeFile((metadata / "METADATA").string(), text, error) &&
+          !readWholeFile((metadata / "PKG-INFO").string(), text, error)) {
+        continue;
+      }
+      auto distribution = std::make_shared<Distribution>();
+      distribution->name = headerValue(text, "Name");
+      distribution->version = headerValue(text, "Version");
+      distribution->metadataFolder = metadata;
+      if (distribution->name.empty()) continue;
+      std::vector<std::string> tops = topLevelModules(metadata);
+      if (tops.empty()) {
+        std::string guess = distribution->name;
+        std::replace(guess.begin(), guess.end(), '-', '_');
+        tops.push_back(guess);
+      }
+      for (const std::string& top : tops) entry->second.try_emplace(top, distribution);
+    }
+  }
+  const auto found = entry->second.find(topLevel);
+  return found == entry->second.end() ? nullptr : found->second.get();
+}
+
+} // namespace gradlint

@@ -1,0 +1,67 @@
+// Resolves dotted module names to files over ordered search paths, the way a type checker does
+// (first-party folders before the standard library and site-packages; a regular package, a
+// module file, a stub, a compiled module or a namespace package folder), without importing
+// anything. Also says which installed distribution a module comes from (its *.dist-info).
+#pragma once
+
+#include "tool/python_environment.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gradlint {
+
+enum class ModuleFileKind {
+  Source,    // a .py file (or a package's __init__.py): readable code
+  StubOnly,  // only a .pyi: declarations, no behaviour to summarise
+  Compiled,  // an extension module (.so, .pyd): no source
+  Namespace, // a folder without __init__.py: no code of its own
+  Stdlib,    // in the standard library: known to do nothing to grad mode, never read
+};
+
+struct ResolvedModule {
+  ModuleFileKind kind = ModuleFileKind::Source;
+  std::filesystem::path file; // Source: the .py file; else what was found
+  SearchPathKind searchKind = SearchPathKind::Project;
+  size_t searchPath = 0;        // index into the resolver's search paths
+  std::string relativePath;     // from its search folder: `cosmos_guardrail/checker.py`
+  bool isPackageInit = false;
+};
+
+// An installed distribution, from its *.dist-info (or *.egg-info) folder.
+struct Distribution {
+  std::string name;
+  std::string version;
+  std::filesystem::path metadataFolder;
+  std::string label() const { return version.empty() ? name : name + " " + version; }
+};
+
+class ModuleResolver {
+public:
+  explicit ModuleResolver(std::vector<SearchPath> searchPaths);
+
+  // The module `dotted` names, or nullopt (with `why` set) when no search path holds it.
+  // Answers are remembered: each name costs its file-system lookups once.
+  std::optional<ResolvedModule> resolve(const std::string& dotted, std::string* why = nullptr);
+
+  // The distribution that installed the top-level module `topLevel` into search path `index`
+  // (null when no metadata there names it).
+  const Distribution* distributionOf(size_t index, const std::string& topLevel);
+
+  const std::vector<SearchPath>& searchPaths() const { return searchPaths_; }
+
+private:
+  std::optional<ResolvedModule> find(const std::string& dotted);
+
+  std::vector<SearchPath> searchPaths_;
+  std::unordered_map<std::string, std::optional<ResolvedModule>> resolved_;
+  // Per search path: top-level module name -> distribution (read on first use).
+  std::unordered_map<size_t, std::map<std::string, std::shared_ptr<Distribution>>> distributions_;
+};
+
+} // namespace gradlint

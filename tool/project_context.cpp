@@ -1,0 +1,627 @@
+#include "tool/project_context.h"
+
+#include "checkers/python/imports.h"
+#include "tool/config.h"
+#include "tool/discover.h"
+#include "tool/module_resolver.h"
+#include "tool/read_file.h"
+#include "tool/summary_store.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gradlint {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Packages modelled by the API catalogs (checkers read their calls as events): their source is
+// never read.
+bool isModelled(std::string_view topLevel) {
+  return topLevel == "torch" || topLevel == "functorch" || topLevel == "torchgen";
+}
+
+std::string topLevelOf(const std::string& dotted) { return dotted.substr(0, dotted.find('.')); }
+
+std::string normalPath(const fs::path& path) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(path, ec);
+  if (ec) canonical = fs::absolute(path, ec).lexically_normal();
+  return canonical.string();
+}
+
+// What an import of a module asks of it. A package's __init__ is mostly a hub of re-exports:
+// only the imports that bind the names asked for are followed. Any other module's body may use
+// any of its imports, so all of them are followed.
+struct Demand {
+  bool all = false;
+  std::set<std::string> names;
+  // Adds `other`; true when something is new.
+  bool add(const Demand& other) {
+    if (all) return false;
+    if (other.all) return all = true;
+    bool grew = false;
+    for (const std::string& name : other.names) grew = names.insert(name).second || grew;
+    return grew;
+  }
+};
+
+// The distribution cache (under the cache folder, `distributions/`): one entry per installed
+// distribution, named by what identifies its installed files (name, version, its RECORD or,
+// without one, its metadata's stat) and this gradlint, holding the modules read of it (with
+// their imports) and their summaries. Installed code changes only with an install, so a
+// second run reads none of it.
+constexpr int kDistributionEntryFormat = 1;
+
+#ifndef GRADLINT_VERSION
+#define GRADLINT_VERSION "0.0.0"
+#endif
+
+std::string distributionKey(const Distribution& distribution) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  auto add = [&](std::string_view part) {
+    const uint64_t size = part.size();
+    XXH3_64bits_update(state, &size, sizeof size);
+    XXH3_64bits_update(state, part.data(), part.size());
+  };
+  add(GRADLINT_VERSION);
+  add(std::to_string(kDistributionEntryFormat));
+  std::error_code ec;
+  // A rebuilt gradlint may summarise differently: its binary's stat is part of the key.
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    add(std::to_string(fs::file_size(self, ec)));
+    add(std::to_string(fs::last_write_time(self, ec).time_since_epoch().count()));
+  }
+  add(distribution.name);
+  add(distribution.version);
+  std::string record;
+  std::string error;
+  if (readWholeFile((distribution.metadataFolder / "RECORD").string(), record, error)) {
+    add(record);
+  } else {
+    add(std::to_string(fs::last_write_time(distribution.metadataFolder, ec).time_since_epoch().count()));
+  }
+  const uint64_t hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  std::string name = distribution.name;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  }
+  return fmt::format("{}-{:016x}.json", name, hash);
+}
+
+nlohmann::json importToJson(const python::ImportStatement& statement) {
+  return {{"level", statement.level}, {"module", statement.module}, {"names", statement.names},
+          {"bound", statement.bound},  {"from", statement.isFrom},   {"line", statement.line}};
+}
+
+python::ImportStatement importFromJson(const nlohmann::json& value) {
+  python::ImportStatement statement;
+  statement.level = value.at("level").get<int>();
+  statement.module = value.at("module").get<std::string>();
+  statement.names = value.at("names").get<std::vector<std::string>>();
+  statement.bound = value.at("bound").get<std::vector<std::string>>();
+  statement.isFrom = value.at("from").get<bool>();
+  statement.line = value.at("line").get<uint32_t>();
+  return statement;
+}
+
+struct Module {
+  std::string name; // dotted
+  ResolvedModule resolved;
+  std::string origin; // installed: "name version"
+  std::string text;
+  bool checked = false; // a file the run names (its text is not kept here)
+  bool readable = false;
+  std::vector<python::ImportStatement> imports;
+  Demand demand;           // what has been asked of it
+  bool followedAll = false; // every import followed already
+  size_t distribution = SIZE_MAX; // installed: index into ContextReport::distributionsRead
+  bool fromCache = false;         // its summaries and imports came from the distribution cache
+};
+
+class ContextCollector {
+public:
+  ContextCollector(const std::vector<FileInput>& checked, const ContextRequest& request,
+                   ContextReport& report)
+      : checked_(checked), request_(request), report_(report),
+        resolver_(searchPaths(checked, request)) {}
+
+  std::vector<FileInput> run();
+
+private:
+  static std::vector<SearchPath> searchPaths(const std::vector<FileInput>& checked,
+                                             const ContextRequest& request);
+  static constexpr size_t kNone = SIZE_MAX; // byName_: resolved to nothing worth reading
+  // Asks for module `dotted` (`mayBeName`: it may be a name in its parent instead), imported by
+  // installed code (`byInstalled`) or by the project's.
+  void demand(const std::string& dotted, const Demand& what, bool mayBeName = false,
+              bool byInstalled = false);
+  void follow(Module& module);
+  void readAll(const std::vector<size_t>& pending);
+  // The distribution's entry in ContextReport::distributionsRead (its cache entry loaded).
+  size_t distributionIndex(const Distribution& distribution);
+
+  const std::vector<FileInput>& checked_;
+  const ContextRequest& request_;
+  ContextReport& report_;
+  ModuleResolver resolver_;
+  std::vector<Module> modules_;
+  std::unordered_map<std::string, size_t> byName_;
+  std::unordered_set<std::string> checkedFiles_; // normal paths
+  std::vector<size_t> toRead_;
+  std::vector<size_t> toFollow_;
+  std::map<std::string, std::string> unresolved_;
+  std::set<std::string> distributions_;
+  size_t installedBytes_ = 0;
+  std::map<std::string, size_t> distributionIndex_; // by label
+  std::vector<std::unordered_map<std::string, CachedModule>> cached_; // per distribution
+};
+
+size_t ContextCollector::distributionIndex(const Distribution& distribution) {
+  const std::string label = distribution.label();
+  auto [found, added] = distributionIndex_.try_emplace(label, report_.distributionsRead.size());
+  if (!added) return found->second;
+  DistributionRead read;
+  read.label = label;
+  std::unordered_map<std::string, CachedModule> cached;
+  if (!request_.cacheDir.empty()) {
+    read.cacheFile = request_.cacheDir / "distributions" / distributionKey(distribution);
+    std::string text;
+    std::string error;
+    if (readWholeFile(read.cacheFile.string(), text, error)) {
+      // A damaged entry is a miss: the modules are read again and the entry rewritten.
+      try {
+        const nlohmann::json entry = nlohmann::json::parse(text);
+        if (entry.at("format").get<int>() == kDistributionEntryFormat &&
+            entry.at("distribution").get<std::string>() == label) {
+          auto summaries = std::make_shared<ir::SummaryTable>();
+          if (readSummaries(entry.at("summaries").dump(), *summaries, error)) {
+            for (const nlohmann::json& item : entry.at("modules")) {
+              CachedModule module;
+              module.name = item.at("name").get<std::string>();
+              module.isPackageInit = item.at("init").get<bool>();
+              for (const nlohmann::json& statement : item.at("imports")) {
+                module.imports.push_back(importFromJson(statement));
+              }
+              read.modules.push_back(module);
+              cached.emplace(module.name, std::move(module));
+            }
+            if (!report_.cachedSummaries) report_.cachedSummaries = std::make_shared<ir::SummaryTable>();
+            for (const auto& [name, summary] : summaries->all()) {
+              report_.cachedSummaries->update(name, summary);
+            }
+            report_.cachedSummariesKey += read.cacheFile.filename().string();
+            report_.cachedDistributions.push_back(label);
+          }
+        }
+      } catch (const nlohmann::json::exception&) {
+        read.modules.clear();
+        cached.clear();
+      }
+    }
+  }
+  report_.distributionsRead.push_back(std::move(read));
+  cached_.push_back(std::move(cached));
+  return found->second;
+}
+
+std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInput>& checked,
+                                                      const ContextRequest& request) {
+  std::vector<SearchPath> paths;
+  std::unordered_set<std::string> seen;
+  auto add = [&](const fs::path& folder, SearchPathKind kind) {
+    std::error_code ec;
+    const std::string normal = fs::absolute(folder, ec).lexically_normal().string();
+    std::string key = normal;
+    while (key.size() > 1 && key.back() == '/') key.pop_back();
+    if (!fs::is_directory(key, ec) || !seen.insert(key).second) return;
+    paths.push_back({fs::path(key), kind});
+  };
+  // First party: the folder above each checked file's top package (where its module name
+  // starts), then the project root and its src/ folder.
+  for (const FileInput& input : checked) {
+    if (!isPythonPath(input.ref.path) || input.ref.path == "-") continue;
+    std::error_code ec;
+    fs::path folder = fs::absolute(input.ref.path, ec).parent_path();
+    const std::string& name = input.ref.moduleName;
+    const size_t parts = static_cast<size_t>(std::count(name.begin(), name.end(), '.')) + 1;
+    size_t climb = input.ref.isPackageInit ? parts : parts - 1;
+    if (!input.ref.inPackage) climb = 0;
+    for (; climb > 0 && folder.has_parent_path() && folder != folder.root_path(); --climb) {
+      folder = folder.parent_path();
+    }
+    // A checked file of an installed package (`check site-packages/torch`): its siblings are
+    // installed code, not the project's.
+    const std::string folderName = folder.filename().string();
+    const bool installed = folderName == "site-packages" || folderName == "dist-packages";
+    add(folder, installed ? SearchPathKind::Installed : SearchPathKind::Project);
+  }
+  if (!request.projectRoot.empty()) {
+    add(request.projectRoot, SearchPathKind::Project);
+    add(request.projectRoot / "src", SearchPathKind::Project);
+  }
+  if (request.environment) {
+    for (const SearchPath& path : request.environment->searchPaths) add(path.folder, path.kind);
+  }
+  return paths;
+}
+
+void ContextCollector::demand(const std::string& dotted, const Demand& what, bool mayBeName,
+                              bool byInstalled) {
+  if (dotted.empty()) return;
+  const std::string top = topLevelOf(dotted);
+  if (isModelled(top)) {
+    ++report_.modelled;
+    return;
+  }
+  auto known = byName_.find(dotted);
+  if (known == byName_.end()) {
+    std::string why;
+    const std::optional<ResolvedModule> resolved = resolver_.resolve(dotted, &why);
+    if (!resolved) {
+      // `from m import x` tries m.x as a module too: x is usually a name in m.
+      if (!mayBeName) unresolved_.try_emplace(dotted, why);
+      byName_.emplace(dotted, kNone);
+      return;
+    }
+    switch (resolved->kind) {
+    case ModuleFileKind::StubOnly: ++report_.stubOnly; break;
+    case ModuleFileKind::Compiled: ++report_.compiled; break;
+    case ModuleFileKind::Namespace: ++report_.namespaces; break;
+    case ModuleFileKind::Stdlib: ++report_.stdlib; break;
+    case ModuleFileKind::Source: break;
+    }
+    if (resolved->kind != ModuleFileKind::Source) {
+      byName_.emplace(dotted, kNone);
+      return;
+    }
+    Module module;
+    module.name = dotted;
+    module.resolved = *resolved;
+    module.checked = checkedFiles_.count(normalPath(resolved->file)) != 0;
+    if (resolved->searchKind == SearchPathKind::Installed) {
+      if (const Distribution* distribution =
+              resolver_.distributionOf(resolved->searchPath, top)) {
+        module.origin = distribution->label();
+        module.distribution = distributionIndex(*distribution);
+        const auto& cached = cached_[module.distribution];
+        if (const auto hit = cached.find(dotted); hit != cached.end()) {
+          // Its summaries are in the entry: only its imports are needed, to follow them.
+          module.fromCache = true;
+          module.readable = true;
+          module.imports = hit->second.imports;
+          ++report_.cachedModules;
+        }
+      }
+    }
+    known = byName_.emplace(dotted, modules_.size()).first;
+    modules_.push_back(std::move(module));
+    if (!modules_.back().checked && !modules_.back().fromCache) toRead_.push_back(known->second);
+  }
+  if (known->second == kNone) return;
+  Module& module = modules_[known->second];
+  // `import numpy` from the project asks for no name in particular: its __init__ is read, and
+  // only what the project names is followed further (a whole installed package is rarely what
+  // a project calls into, and can be large).
+  Demand asked = what;
+  if (!byInstalled && module.resolved.searchKind == SearchPathKind::Installed && asked.all) {
+    asked = Demand();
+  }
+  if (module.demand.add(asked) && module.readable) toFollow_.push_back(known->second);
+}
+
+void ContextCollector::follow(Module& module) {
+  if (module.followedAll) return;
+  const bool hub = module.resolved.isPackageInit && !module.demand.all;
+  module.followedAll = !hub;
+  const bool installed = module.resolved.searchKind == SearchPathKind::Installed;
+  const std::string top = topLevelOf(module.name);
+  for (const python::ImportStatement& statement : module.imports) {
+    const std::string target =
+        python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
+    if (target.empty()) continue;
+    // Installed code is followed within its own package only: what it imports from elsewhere
+    // is not what the checked files call.
+    if (installed && topLevelOf(target) != top) continue;
+    if (hub) {
+      const bool binds = std::any_of(
+          statement.bound.begin(), statement.bound.end(), [&](const std::string& name) {
+            return (name == "*" && !module.demand.names.empty()) ||
+                   module.demand.names.count(name) != 0;
+          });
+      if (!binds) continue;
+    }
+    Demand whole;
+    whole.all = true;
+    if (!statement.isFrom) {
+      demand(target, whole, false, installed);
+      continue;
+    }
+    Demand names;
+    bool star = false;
+    for (const std::string& name : statement.names) {
+      if (name == "*") {
+        star = true;
+      } else {
+        names.names.insert(name);
+        // `from pkg import sub`: a module of its own.
+        demand(target + "." + name, whole, true, installed);
+      }
+    }
+    if (star) {
+      // A hub's star import may bind the names asked of the hub: those are asked of it.
+      if (hub) {
+        names.names.insert(module.demand.names.begin(), module.demand.names.end());
+      } else {
+        names.all = true;
+        names.names.clear();
+      }
+    }
+    demand(target, names, false, installed);
+  }
+}
+
+void ContextCollector::readAll(const std::vector<size_t>& pending) {
+  // Budget installed code in a fixed order (the order names were first asked for), so two runs
+  // over the same files read the same modules.
+  std::vector<size_t> reading;
+  for (size_t index : pending) {
+    Module& module = modules_[index];
+    std::error_code ec;
+    const uintmax_t size = fs::file_size(module.resolved.file, ec);
+    if (ec) {
+      ++report_.skippedUnreadable;
+      continue;
+    }
+    if (size > request_.maxModuleBytes) {
+      ++report_.skippedTooLarge;
+      continue;
+    }
+    if (module.resolved.searchKind == SearchPathKind::Installed) {
+      if (installedBytes_ + size > request_.maxInstalledBytes) {
+        ++report_.skippedOverBudget;
+        continue;
+      }
+      installedBytes_ += size;
+    }
+    reading.push_back(index);
+  }
+  parallelFor(reading.size(), request_.threads, [&](size_t at) {
+    Module& module = modules_[reading[at]];
+    if (request_.openTexts != nullptr) {
+      const auto open = request_.openTexts->find(module.resolved.file.string());
+      if (open != request_.openTexts->end()) {
+        module.text = open->second;
+        module.readable = true;
+        module.imports = python::scanImports(module.text);
+        return;
+      }
+    }
+    std::string error;
+    if (!readWholeFile(module.resolved.file.string(), module.text, error)) return;
+    module.readable = true;
+    module.imports = python::scanImports(module.text);
+  });
+  for (size_t index : reading) {
+    Module& module = modules_[index];
+    if (module.readable) {
+      toFollow_.push_back(index);
+      if (module.distribution != SIZE_MAX) {
+        DistributionRead& read = report_.distributionsRead[module.distribution];
+        read.modules.push_back({module.name, module.resolved.isPackageInit, module.imports});
+        read.grew = true;
+      }
+    } else {
+      ++report_.skippedUnreadable;
+    }
+  }
+}
+
+std::vector<FileInput> ContextCollector::run() {
+  // The checked files are the roots: each is read and scanned (in parallel), and what it
+  // imports is asked for whole.
+  std::vector<size_t> roots;
+  for (size_t i = 0; i < checked_.size(); ++i) {
+    if (!isPythonPath(checked_[i].ref.path) && checked_[i].ref.path != "-") continue;
+    if (checked_[i].ref.path != "-") checkedFiles_.insert(normalPath(checked_[i].ref.path));
+    roots.push_back(i);
+  }
+  std::vector<std::vector<python::ImportStatement>> rootImports(roots.size());
+  parallelFor(roots.size(), request_.threads, [&](size_t at) {
+    const FileInput& input = checked_[roots[at]];
+    std::string text;
+    std::string error;
+    if (input.contents) {
+      rootImports[at] = python::scanImports(*input.contents);
+    } else if (readWholeFile(input.ref.path, text, error)) {
+      rootImports[at] = python::scanImports(text);
+    }
+  });
+  for (size_t at = 0; at < roots.size(); ++at) {
+    Module root;
+    root.name = checked_[roots[at]].ref.moduleName;
+    root.resolved.isPackageInit = checked_[roots[at]].ref.isPackageInit;
+    root.resolved.searchKind = SearchPathKind::Project;
+    root.checked = true;
+    root.readable = true;
+    root.imports = std::move(rootImports[at]);
+    root.demand.all = true;
+    modules_.push_back(std::move(root));
+    follow(modules_.back());
+  }
+  // Breadth first: read what was asked for (in parallel), follow its imports, repeat. A module
+  // is read once whatever the cycles; a hub asked for more names is followed again.
+  while (!toRead_.empty() || !toFollow_.empty()) {
+    std::vector<size_t> reading = std::move(toRead_);
+    toRead_.clear();
+    readAll(reading);
+    std::vector<size_t> following = std::move(toFollow_);
+    toFollow_.clear();
+    for (size_t index : following) follow(modules_[index]);
+  }
+
+  std::vector<FileInput> inputs;
+  const fs::path cwd = fs::current_path();
+  for (Module& module : modules_) {
+    if (module.checked || !module.readable || module.fromCache) continue;
+    FileInput input;
+    const bool installed = module.resolved.searchKind == SearchPathKind::Installed;
+    if (installed) {
+      input.ref.path = module.resolved.relativePath;
+      input.origin = module.origin;
+      ++report_.installedModules;
+      if (!module.origin.empty()) distributions_.insert(module.origin);
+    } else {
+      const fs::path relative = module.resolved.file.lexically_relative(cwd);
+      input.ref.path = !relative.empty() && !relative.string().starts_with("..")
+                           ? relative.string()
+                           : module.resolved.file.string();
+      ++report_.projectModules;
+    }
+    input.ref.moduleName = module.name;
+    input.ref.isPackageInit = module.resolved.isPackageInit;
+    input.ref.inPackage =
+        module.resolved.isPackageInit || module.name.find('.') != std::string::npos;
+    input.contents = std::move(module.text);
+    input.context = true;
+    inputs.push_back(std::move(input));
+  }
+  std::sort(inputs.begin(), inputs.end(), [](const FileInput& a, const FileInput& b) {
+    return a.ref.moduleName < b.ref.moduleName;
+  });
+  report_.distributions.assign(distributions_.begin(), distributions_.end());
+  report_.unresolved.assign(unresolved_.begin(), unresolved_.end());
+  return inputs;
+}
+
+} // namespace
+
+std::optional<fs::path> findProjectRoot(const fs::path& path, std::string* marker) {
+  std::error_code ec;
+  fs::path at = fs::absolute(path, ec).lexically_normal();
+  if (!fs::is_directory(at, ec)) at = at.parent_path();
+  static constexpr const char* kMarkers[] = {"pyproject.toml", "gradlint.toml", "setup.cfg",
+                                             "setup.py", ".git"};
+  while (!at.empty()) {
+    for (const char* name : kMarkers) {
+      if (fs::exists(at / name, ec)) {
+        if (marker != nullptr) *marker = name;
+        return at;
+      }
+    }
+    if (at == at.parent_path()) break;
+    at = at.parent_path();
+  }
+  return std::nullopt;
+}
+
+std::vector<FileInput> collectContext(const std::vector<FileInput>& checked,
+                                      const ContextRequest& request, ContextReport& report) {
+  report.projectRoot = request.projectRoot;
+  report.environment = request.environment;
+  return ContextCollector(checked, request, report).run();
+}
+
+bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& inputs,
+                       ContextReport& report) {
+  if (!settings.enabled) return false;
+  const std::string first =
+      settings.paths.empty() || settings.paths.front() == "-" ? "." : settings.paths.front();
+  // The configuration that governs the first path names the environment and the root.
+  ConfigResolver configs(settings.configPath.empty()
+                             ? std::nullopt
+                             : std::optional<std::string>(settings.configPath));
+  std::error_code ec;
+  const fs::path firstPath = fs::absolute(first, ec).lexically_normal();
+  const std::shared_ptr<const Settings> config = fs::is_directory(firstPath, ec)
+                                                     ? configs.settingsForFile(firstPath / "x.py")
+                                                     : configs.settingsForFile(firstPath);
+  if (config->context && !*config->context && settings.python.empty()) return false;
+  ContextRequest request;
+  request.threads = settings.threads;
+  request.openTexts = &settings.openTexts;
+  request.cacheDir = settings.cacheDir;
+  if (!settings.projectRoot.empty() || config->projectRoot) {
+    const bool fromCommandLine = !settings.projectRoot.empty();
+    const std::string root = fromCommandLine ? settings.projectRoot : *config->projectRoot;
+    if (!fs::is_directory(root, ec)) {
+      throw EnvironmentError(fmt::format(
+          "{} `{}`: not a folder",
+          fromCommandLine ? "--project-root" : "project-root (" + config->configPath + ")", root));
+    }
+    request.projectRoot = fs::absolute(root, ec).lexically_normal();
+    report.projectRootFoundBy =
+        fromCommandLine ? "--project-root" : "project-root in " + config->configPath;
+  } else if (std::optional<fs::path> root = findProjectRoot(firstPath, &report.projectRootFoundBy)) {
+    request.projectRoot = *root;
+  }
+  EnvironmentRequest environment;
+  environment.projectRoot = request.projectRoot;
+  if (!settings.python.empty()) {
+    environment.python = settings.python;
+  } else if (config->python) {
+    environment.python = *config->python;
+    environment.pythonFrom = "python (" + config->configPath + ")";
+  }
+  request.environment = findPythonEnvironment(environment);
+  std::vector<FileInput> context = collectContext(inputs, request, report);
+  // Context modules run the run's selection: their summaries serve the checked files' rules.
+  for (FileInput& input : context) inputs.push_back(std::move(input));
+  return true;
+}
+
+std::string storeDistributionSummaries(const ContextReport& report,
+                                       const ir::SummaryTable& summaries) {
+  std::string warning;
+  for (const DistributionRead& read : report.distributionsRead) {
+    if (!read.grew || read.cacheFile.empty()) continue;
+    std::vector<std::string> modules;
+    nlohmann::json list = nlohmann::json::array();
+    std::vector<const CachedModule*> ordered;
+    for (const CachedModule& module : read.modules) ordered.push_back(&module);
+    std::sort(ordered.begin(), ordered.end(),
+              [](const CachedModule* a, const CachedModule* b) { return a->name < b->name; });
+    for (const CachedModule* module : ordered) {
+      nlohmann::json imports = nlohmann::json::array();
+      for (const python::ImportStatement& statement : module->imports) {
+        imports.push_back(importToJson(statement));
+      }
+      list.push_back({{"name", module->name}, {"init", module->isPackageInit}, {"imports", imports}});
+      modules.push_back(module->name);
+    }
+    auto own = [&](const std::string& name) {
+      return std::any_of(modules.begin(), modules.end(), [&](const std::string& module) {
+        return name == module || (name.size() > module.size() && name.starts_with(module) &&
+                                  name[module.size()] == '.');
+      });
+    };
+    auto same = [](const std::string& path) { return path; };
+    nlohmann::json entry = {{"format", kDistributionEntryFormat},
+                            {"distribution", read.label},
+                            {"modules", std::move(list)},
+                            {"summaries", nlohmann::json::parse(
+                                              summariesToText(summaries, own, same))}};
+    std::error_code ec;
+    fs::create_directories(read.cacheFile.parent_path(), ec);
+    std::string error;
+    if (ec || !replaceFile(read.cacheFile, entry.dump() + "\n", error)) {
+      warning = fmt::format("cannot cache the summaries of {} in {}: {}", read.label,
+                            read.cacheFile.parent_path().string(),
+                            ec ? ec.message() : error);
+    }
+  }
+  return warning;
+}
+
+} // namespace gradlint

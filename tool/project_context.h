@@ -1,0 +1,112 @@
+// The program around a check (docs/context.md): the project root, the Python environment, and
+// the context modules the checked files reach through their imports: other files of the project
+// and installed packages. Context modules are read and summarised, never reported; only their
+// effect on the checked files is (a call to a helper that leaves grad mode disabled).
+#pragma once
+
+#include "checkers/ir/grad_state.h"
+#include "checkers/python/imports.h"
+#include "tool/engine.h"
+#include "tool/python_environment.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace gradlint {
+
+// The nearest folder at or above `path` (a file or folder) holding pyproject.toml,
+// gradlint.toml, setup.cfg, setup.py or .git; nullopt when none does. `marker` is set to the
+// file that decided.
+std::optional<std::filesystem::path> findProjectRoot(const std::filesystem::path& path,
+                                                     std::string* marker = nullptr);
+
+struct ContextRequest {
+  std::filesystem::path projectRoot; // absolute; empty: no project folder beyond the packages
+  std::optional<PythonEnvironment> environment;
+  unsigned threads = 0;
+  // Guards against what no summary is worth: a module larger than this is skipped, and so are
+  // installed modules once this many bytes of them have been read.
+  size_t maxModuleBytes = 2u << 20;
+  size_t maxInstalledBytes = 4u << 20;
+  const std::unordered_map<std::string, std::string>* openTexts = nullptr; // ContextSettings'
+  // Where installed distributions' summaries are cached (empty: not cached).
+  std::filesystem::path cacheDir;
+};
+
+// An installed module as the distribution cache keeps it: enough to follow its imports and
+// to know its summaries are in the entry, without reading it.
+struct CachedModule {
+  std::string name;
+  bool isPackageInit = false;
+  std::vector<python::ImportStatement> imports;
+};
+
+// One installed distribution's modules that a run read (to be stored in its cache entry).
+struct DistributionRead {
+  std::string label;                // "name version"
+  std::filesystem::path cacheFile;  // its entry in the cache
+  std::vector<CachedModule> modules; // those already in the entry and those read now
+  bool grew = false;                 // some were read now: the entry is to be written
+};
+
+// What --show-context prints.
+struct ContextReport {
+  std::filesystem::path projectRoot;
+  std::string projectRootFoundBy;
+  std::optional<PythonEnvironment> environment;
+  size_t projectModules = 0;   // context modules of the project
+  size_t installedModules = 0; // context modules of installed distributions
+  std::vector<std::string> distributions; // "name version", sorted
+  size_t stubOnly = 0, compiled = 0, namespaces = 0, stdlib = 0, modelled = 0;
+  size_t skippedTooLarge = 0, skippedUnreadable = 0, skippedOverBudget = 0;
+  // Imports that resolve nowhere: (module, why), sorted, one per module.
+  std::vector<std::pair<std::string, std::string>> unresolved;
+  // The distribution cache: modules whose summaries came from it (not read), the summaries
+  // themselves, a key for their contents, and the entries to write after the run.
+  size_t cachedModules = 0;
+  std::vector<std::string> cachedDistributions;
+  std::shared_ptr<ir::SummaryTable> cachedSummaries;
+  std::string cachedSummariesKey;
+  std::vector<DistributionRead> distributionsRead;
+};
+
+// The context modules `checked` reach, as inputs for runCheck (FileInput::context set, their
+// text read). Installed modules are named by their path inside their search folder
+// (`cosmos_guardrail/checker.py`) and carry their distribution. Never throws for what it reads:
+// unreadable, undecodable, huge or cyclic code is skipped or read once.
+std::vector<FileInput> collectContext(const std::vector<FileInput>& checked,
+                                      const ContextRequest& request, ContextReport& report);
+
+// What decides the context of a run: the command line's (or an editor's) choices over the
+// configuration's keys `python`, `project-root` and `context`.
+struct ContextSettings {
+  std::vector<std::string> paths; // the paths named (the first one's configuration decides)
+  std::string configPath;         // --config; empty: the nearest configuration
+  std::string projectRoot;        // --project-root
+  std::string python;             // --python
+  bool enabled = true;            // false: --no-context
+  unsigned threads = 0;
+  // Files whose text is not what is on disk (an editor's open buffers), by absolute path.
+  std::unordered_map<std::string, std::string> openTexts;
+  std::filesystem::path cacheDir; // the distribution cache's folder; empty: none
+};
+
+// Finds the project root and the environment, and appends the context modules `inputs` reach
+// to them. Returns false (adding nothing) when context is off. Throws EnvironmentError for a
+// --python or `python` key naming no environment and a --project-root that is no folder,
+// ConfigError for a broken configuration.
+bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& inputs,
+                       ContextReport& report);
+
+// After a run with CheckOptions::keepSummaries: writes the cache entry of each distribution of
+// which the run read modules, with their summaries from `summaries`. Returns a warning for an
+// entry that could not be written ("" when all were).
+std::string storeDistributionSummaries(const ContextReport& report,
+                                       const ir::SummaryTable& summaries);
+
+} // namespace gradlint

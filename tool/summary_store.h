@@ -1,0 +1,28 @@
+// Summary files (docs/context.md#summary-files): the interprocedural summaries of a set of
+// modules, written by `gradlint summarize -o FILE` and read by `gradlint check --summaries
+// FILE`, so a build system can pass them between targets. JSON, versioned, deterministic:
+// entries sorted by name, paths relative, no timestamps.
+#pragma once
+
+#include "checkers/ir/grad_state.h"
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gradlint {
+
+inline constexpr int kSummaryFormatVersion = 1;
+
+// The file's text for the summaries `keep` accepts (by name), every path made relative with
+// `relative`.
+std::string summariesToText(const ir::SummaryTable& table,
+                            const std::function<bool(const std::string& name)>& keep,
+                            const std::function<std::string(const std::string& path)>& relative);
+
+// Adds the summaries of one file's text to `into` (a later file's entry for a name replaces an
+// earlier one). Returns false with `error` for text that is not a summary file of this version.
+bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string& error);
+
+} // namespace gradlint
