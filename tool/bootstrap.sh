@@ -22,6 +22,8 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           # The runtime probe's tests: Python scripts under the tracer (/usr/bin/python3), and
           # addr2line (binutils) to name C++ toggle sites.
           python3-torch binutils
+          # Notebook fixes are checked against Jupyter's own schema (test/notebook).
+          python3-nbformat
           # Terminal width of wide characters (full output format).
           libutf8proc-dev
           # The allocator of the gradlint executable (CMakeLists.txt, tool/allocator.cpp).

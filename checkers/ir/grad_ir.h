@@ -142,6 +142,9 @@ struct ModuleIR {
   std::string path;
   std::string moduleName; // dotted, from the package layout; empty for a loose script
   bool inPackage = false; // its folder has __init__.py
+  // The top level is an interactive session (a notebook's kernel running its cells in order):
+  // grad mode it leaves disabled is still disabled for every later statement of it.
+  bool topLevelIsSession = false;
   std::vector<FunctionIR> units;
 };
 

@@ -53,8 +53,11 @@ CheckOptions bufferOptions() {
 
 } // namespace
 
-// Python only: a C++ buffer would need its compile flags and seconds of Clang per edit.
-bool isCheckedPath(const std::string& path) { return isPythonPath(path); }
+// Python and notebooks only: a C++ buffer would need its compile flags and seconds of Clang per
+// edit.
+bool isCheckedPath(const std::string& path) {
+  return isPythonPath(path) || isNotebookPath(path);
+}
 
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo) {
