@@ -9,10 +9,13 @@ output for FileCheck:
   1. a staged file with a grad-mode leak: the commit fails and shows the finding;
   2. a clean file, with the leaking file still in the working tree but not staged: it passes
      (only staged files are checked);
-  3. a leak silenced with `# noqa: GL101`: it passes.
+  3. a leak silenced with `# noqa: GL101`: it passes;
+  4. a staged notebook whose cell 2 disables grad and cell 3 trains: the commit fails (the
+     hook's `types_or` passes notebooks).
 Everything is local: pre-commit clones the hook repository from its path, and `language:
 system` installs nothing. The folder holding GRADLINT_BINARY goes first on PATH.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -41,6 +44,14 @@ def load(path):
     torch.set_grad_enabled(False)  # noqa: GL101
     return torch.load(path)
 """
+
+NOTEBOOK = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+               "source": source}
+              for source in (["import torch\n", "model = torch.nn.Linear(2, 2)"],
+                             ["torch.set_grad_enabled(False)"],
+                             ["model(torch.ones(1, 2)).sum().backward()"])],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
 def main() -> int:
@@ -102,6 +113,7 @@ def main() -> int:
     attempt("leak", "leak.py", LEAK)
     attempt("clean", "clean.py", CLEAN)
     attempt("noqa", "silenced.py", SILENCED)
+    attempt("notebook", "train.ipynb", NOTEBOOK)
     return 0
 
 
