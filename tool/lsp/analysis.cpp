@@ -53,16 +53,19 @@ CheckOptions bufferOptions() {
 
 } // namespace
 
-// Python and notebooks only: a C++ buffer would need its compile flags and seconds of Clang per
-// edit.
-bool isCheckedPath(const std::string& path) {
-  return isPythonPath(path) || isNotebookPath(path);
+// Python only: a C++ buffer would need its compile flags and seconds of Clang per edit. A
+// notebook opened as a text document (its JSON) is not checked: positions in the JSON are not
+// the cells' (notebooks are synced as notebook documents, analyseNotebook below).
+bool isCheckedPath(const std::string& path) { return isPythonPath(path); }
+
+BufferAnalysis analyseNotebook(const std::string& path, const std::string& ipynb) {
+  return analyseBuffer(path, ipynb, nullptr, /*notebook=*/true);
 }
 
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
-                             std::shared_ptr<python::DocumentMemo> memo) {
+                             std::shared_ptr<python::DocumentMemo> memo, bool notebook) {
   BufferAnalysis analysis;
-  if (!isCheckedPath(path)) return analysis;
+  if (notebook ? !isNotebookPath(path) : !isCheckedPath(path)) return analysis;
   std::optional<FileInput> input = bufferInput(path, text, analysis.problems);
   if (!input) return analysis;
   input->documentMemo = std::move(memo);

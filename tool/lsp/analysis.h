@@ -26,7 +26,12 @@ struct BufferAnalysis {
 // `memo`, kept by the caller per document, makes the next analysis of the same document parse
 // only what changed.
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
-                             std::shared_ptr<python::DocumentMemo> memo = nullptr);
+                             std::shared_ptr<python::DocumentMemo> memo = nullptr,
+                             bool notebook = false);
+
+// A notebook (`path` ends in .ipynb) given as nbformat JSON: diagnostics in the offsets of the
+// module its cells form (checkers/python/notebook.h).
+BufferAnalysis analyseNotebook(const std::string& path, const std::string& ipynb);
 
 // The text after applying every safe fix (several rounds, as `check --fix`), or nullopt when
 // no fix applies.
