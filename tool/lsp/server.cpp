@@ -513,7 +513,7 @@ std::vector<Diagnostic> LanguageServer::analyseNotebook(const std::string& uri, 
   BufferAnalysis analysis;
   {
     std::lock_guard<std::mutex> lock(analysisMutex_);
-    analysis = analyseNotebook(copy->path(), copy->toIpynb());
+    analysis = lsp::analyseNotebook(copy->path(), copy->toIpynb());
   }
   std::lock_guard<std::mutex> lock(mutex_);
   for (const std::string& problem : analysis.problems) log(kLogWarning, problem);
