@@ -110,6 +110,9 @@ public:
     std::unique_ptr<FixSyntax> syntax; // parsed on the first finding only
     for (size_t index = 0; index < units.size(); ++index) {
       const ir::FunctionIR& fn = units[index];
+      for (const SessionLeak& leak : sessionLeaks(context, index)) {
+        context.report(sessionDiagnostic(context, index, leak));
+      }
       if (fn.kind == ir::UnitKind::Module || importTimeClassBody(context, fn)) continue;
       for (const ir::Leak& leak : reportableLeaks(context, index)) {
         if (leak.exceptional) continue; // GL104
@@ -143,6 +146,33 @@ public:
   }
 
 private:
+  // A toggle at a session's top level that a later statement trains under. The end of the
+  // session is no leak: an inference notebook that disables grad once means it.
+  Diagnostic sessionDiagnostic(RuleContext& context, size_t index, const SessionLeak& leak) const {
+    const ir::FunctionIR& fn = context.module().units[index];
+    Diagnostic diagnostic;
+    diagnostic.code = std::string(info().code);
+    diagnostic.severity = info().severity;
+    diagnostic.range = fn.nodes[leak.toggle].event.range;
+    addWitness(context, index, leak.toggle, leak.training, diagnostic);
+    const ir::Event& toggle = fn.nodes[leak.toggle].event;
+    diagnostic.message = fmt::format(
+        "{} {} grad mode for the rest of the session, and a later {} runs with it still "
+        "disabled: it computes no gradients",
+        describeToggle(fn, leak.toggle),
+        toggle.kind == ir::EventKind::SetGrad && toggle.value == ir::GradValue::Unknown
+            ? "may disable"
+            : "disables",
+        leak.what);
+    diagnostic.help = "run the inference code under `with torch.no_grad():` instead, so the mode "
+                      "is restored when the block ends, or call `torch.set_grad_enabled(True)` "
+                      "before training";
+    diagnostic.related.push_back({std::string(), fn.nodes[leak.training].event.range,
+                                  fmt::format("{} runs here with grad mode still disabled",
+                                              leak.what)});
+    return diagnostic;
+  }
+
   static std::string message(const ir::FunctionIR& fn, const ir::Leak& leak,
                              ir::Language language) {
     const ir::Event& toggle = fn.nodes[leak.toggle].event;

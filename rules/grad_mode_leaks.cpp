@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace gradlint::rules {
 namespace {
@@ -124,14 +125,22 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
   return kept;
 }
 
-Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak) {
+namespace {
+
+bool trainsItself(const ir::Event& event) {
+  return event.kind == EventKind::Backward || event.kind == EventKind::Step;
+}
+
+// Outside every grad-mode with-block and decorator: the mode there is the one the code inherits.
+bool outsideGradRegions(const ir::Event& event) { return event.region == ir::GuardKind::Other; }
+
+} // namespace
+
+std::vector<ir::NodeId> addWitness(RuleContext& context, size_t unitIndex, ir::NodeId toggle,
+                                   ir::NodeId target, Diagnostic& diagnostic) {
   const ir::FunctionIR& fn = context.module().units[unitIndex];
   const ir::GradStateReport& report = context.gradState(unitIndex);
-  const ir::Event& toggle = fn.nodes[leak.toggle].event;
-  Diagnostic diagnostic;
-  diagnostic.range = toggle.range;
-
-  const std::vector<ir::NodeId> path = ir::witnessPath(fn, report.flow, leak.toggle, leak.exit);
+  const std::vector<ir::NodeId> path = ir::witnessPath(fn, report.flow, toggle, target);
   constexpr size_t kMaxWitnessSteps = 24;
   for (ir::NodeId id : path) {
     const EventKind kind = fn.nodes[id].event.kind;
@@ -143,6 +152,101 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
         kind == EventKind::ExceptionalExit ? fn.nameRange : fn.nodes[id].event.range;
     diagnostic.witness.push_back({kind, range, witnessDetail(fn, id, context.module().language)});
   }
+  return path;
+}
+
+std::vector<SessionLeak> sessionLeaks(RuleContext& context, size_t unitIndex) {
+  const ir::ModuleIR& module = context.module();
+  const ir::FunctionIR& session = module.units[unitIndex];
+  if (!module.topLevelIsSession || session.kind != ir::UnitKind::Module) return {};
+  // The module's functions that train with the grad mode of their caller: a backward or step
+  // reached with the inherited mode, directly or through a call of another such function.
+  // Found backwards over the module's call edges from the functions that train themselves.
+  std::unordered_map<std::string_view, size_t> unitByName;
+  for (size_t i = 0; i < module.units.size(); ++i) {
+    const ir::FunctionIR& fn = module.units[i];
+    if (fn.kind == ir::UnitKind::Function && !fn.qualifiedName.empty()) {
+      unitByName.emplace(fn.qualifiedName, i);
+    }
+  }
+  std::vector<std::string> trainingVia(module.units.size()); // "" : does not train
+  std::vector<std::vector<std::pair<size_t, ir::NodeId>>> callers(module.units.size());
+  std::vector<size_t> worklist;
+  for (const auto& [name, index] : unitByName) {
+    const ir::FunctionIR& fn = module.units[index];
+    const ir::GradStateReport& report = context.gradState(index);
+    for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
+      const ir::Event& event = fn.nodes[id].event;
+      if (!report.flow.reached[id] || !report.flow.in[id].inherited ||
+          !outsideGradRegions(event)) {
+        continue;
+      }
+      if (trainsItself(event) && trainingVia[index].empty()) {
+        trainingVia[index] = event.kind == EventKind::Backward ? "backward()" : "step()";
+        worklist.push_back(index);
+      } else if (event.kind == EventKind::Call) {
+        const auto callee = unitByName.find(event.callee);
+        if (callee != unitByName.end()) callers[callee->second].emplace_back(index, id);
+      }
+    }
+  }
+  while (!worklist.empty()) {
+    const size_t callee = worklist.back();
+    worklist.pop_back();
+    for (const auto& [caller, node] : callers[callee]) {
+      if (!trainingVia[caller].empty()) continue;
+      trainingVia[caller] = trainingVia[callee];
+      worklist.push_back(caller);
+    }
+  }
+
+  const ir::GradStateReport& report = context.gradState(unitIndex);
+  std::vector<SessionLeak> leaks;
+  for (ir::NodeId id = 0; id < session.nodes.size(); ++id) {
+    const ir::Event& event = session.nodes[id].event;
+    if (!report.flow.reached[id] || report.flow.in[id].open.empty() ||
+        !outsideGradRegions(event)) {
+      continue;
+    }
+    std::string what;
+    if (trainsItself(event)) {
+      what = event.kind == EventKind::Backward ? "`backward()`" : "`step()`";
+    } else if (event.kind == EventKind::Call) {
+      const auto callee = unitByName.find(event.callee);
+      if (callee == unitByName.end() || trainingVia[callee->second].empty()) continue;
+      what = fmt::format("`{}()` (which runs `{}`)", shortName(event.callee),
+                         trainingVia[callee->second]);
+    } else {
+      continue;
+    }
+    for (ir::NodeId toggle : report.flow.in[id].open) {
+      const bool seen = std::any_of(leaks.begin(), leaks.end(),
+                                    [&](const SessionLeak& leak) { return leak.toggle == toggle; });
+      if (!seen) leaks.push_back({toggle, id, what});
+    }
+  }
+  // Copies of a `finally` body hold copies of a toggle: one report per position.
+  std::vector<SessionLeak> kept;
+  for (const SessionLeak& leak : leaks) {
+    const uint32_t at = session.nodes[leak.toggle].event.range.startByte;
+    const bool duplicate = std::any_of(kept.begin(), kept.end(), [&](const SessionLeak& other) {
+      return session.nodes[other.toggle].event.range.startByte == at;
+    });
+    const ir::Event& toggle = session.nodes[leak.toggle].event;
+    const bool byHand =
+        toggle.kind == EventKind::SetGrad && toggle.flavor == ir::ApiFlavor::ContextEnteredByHand;
+    if (!duplicate && !byHand) kept.push_back(leak);
+  }
+  return kept;
+}
+
+Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak) {
+  const ir::FunctionIR& fn = context.module().units[unitIndex];
+  const ir::Event& toggle = fn.nodes[leak.toggle].event;
+  Diagnostic diagnostic;
+  diagnostic.range = toggle.range;
+  const std::vector<ir::NodeId> path = addWitness(context, unitIndex, leak.toggle, leak.exit,
+                                                  diagnostic);
 
   if (toggle.kind == EventKind::Call) {
     if (const ir::FunctionSummary* summary = context.summaries().findFor(toggle);

@@ -14,6 +14,16 @@ namespace gradlint::rules {
 // managers, and private helpers whose callers take over the report.
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex);
 
+// A session's top level (a notebook's kernel): a toggle still in effect where a later statement
+// trains: runs `backward()` or an optimizer step, or calls a function of the module that does
+// with the mode it is called with.
+struct SessionLeak {
+  ir::NodeId toggle = ir::kNoNode;
+  ir::NodeId training = ir::kNoNode; // the first such statement
+  std::string what;                  // `backward()`, `step()`, `train()` (which runs ...)
+};
+std::vector<SessionLeak> sessionLeaks(RuleContext& context, size_t unitIndex);
+
 // How the toggle reads in a message: `torch.set_grad_enabled(False)` or `_enter()`; in C++ as
 // written: `at::GradMode::set_enabled(false)`.
 std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle,
@@ -22,6 +32,11 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle,
 // Fills range, related locations and witness of a leak diagnostic; the caller sets the code,
 // message and help.
 Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak& leak);
+
+// Appends the witness from `toggle` to `target` (the events on a shortest path along which the
+// toggle stays in effect) and returns that path.
+std::vector<ir::NodeId> addWitness(RuleContext& context, size_t unitIndex, ir::NodeId toggle,
+                                   ir::NodeId target, Diagnostic& diagnostic);
 
 // The last component of a dotted (or C++ `::`-qualified) name: helpers read better as `_enter`
 // than fully qualified.

@@ -25,6 +25,8 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           # ... tracing a pytest suite, its xdist workers and a notebook run by nbconvert
           # (test/probe/pytest_*.test, notebook.test; about 31 MB, 55 small packages).
           python3-pytest python3-pytest-xdist jupyter-nbconvert python3-ipykernel
+          # Notebook fixes are checked against Jupyter's own schema (test/notebook).
+          python3-nbformat
           # Terminal width of wide characters (full output format).
           libutf8proc-dev
           # The allocator of the gradlint executable (CMakeLists.txt, tool/allocator.cpp).

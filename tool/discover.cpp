@@ -1,5 +1,7 @@
 #include "tool/discover.h"
 
+#include "checkers/python/notebook.h"
+
 #include <git2.h>
 
 #include <cerrno>
@@ -431,7 +433,7 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
           pending.push_back({std::move(path), std::move(absolute)});
           continue;
         }
-        if (!isPythonPath(at->name) &&
+        if (!isPythonPath(at->name) && !isNotebookPath(at->name) &&
             !(options.includeCppSources && isCppSourcePath(at->name))) {
           continue;
         }

@@ -113,6 +113,12 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
   state.lowered->warnings = std::move(result.warnings);
 }
 
+// C++ files are compiled whole; a notebook is parsed whole because its kernel carries grad mode
+// from each cell into every later one (a toggle's cell alone cannot tell whether it leaks).
+bool parsedWhole(const FileState& state) {
+  return isCppPath(state.input->ref.path) || state.source->notebook() != nullptr;
+}
+
 // The bytes a lowering of `state` hands to the parser.
 size_t parsedBytes(const FileState& state) {
   if (state.ranges.empty()) return state.source->bytes().size();
@@ -152,6 +158,10 @@ bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& bu
     return false;
   }
   python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
+  if (state.source->notebook() != nullptr) {
+    // Nothing imports a notebook: its top level is the kernel's session, run cell by cell.
+    context = {ref.moduleName, false, false, true};
+  }
   python::DocumentMemo* memo = state.input->documentMemo.get();
   const bool fromKeptTree = state.treeMemo != nullptr;
   if (memo == nullptr && !state.ranges.empty()) {
@@ -459,10 +469,21 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       return;
     }
     bytesRead += bytes.size();
-    state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
+    if (isNotebookPath(state.input->ref.path)) {
+      std::string error;
+      std::optional<Notebook> notebook = Notebook::parse(std::move(bytes), error);
+      if (!notebook) {
+        state.error = state.input->ref.path + ": " + error;
+        return;
+      }
+      state.source = std::make_shared<SourceText>(
+          state.input->ref.path, std::make_shared<const Notebook>(std::move(*notebook)));
+    } else {
+      state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
+    }
     if (!options.prefilter) {
       wanted[i] = 1; // every file, whole
-    } else if (isCppPath(state.input->ref.path)) {
+    } else if (parsedWhole(state)) {
       wanted[i] = mentionsAny(state.source->bytes(), markersFor(state));
     } else {
       wanted[i] = planPythonRanges(state);
@@ -509,7 +530,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
       if (!state.source || !options.prefilter) return;
-      if (isCppPath(state.input->ref.path)) {
+      if (parsedWhole(state)) {
         wantedAgain[i] = !state.lowered && mentionsAny(state.source->bytes(), plainNames);
       } else {
         wantedAgain[i] = planRescan(state, round);

@@ -104,6 +104,7 @@ AppliedFixes applyFixes(std::string_view text, const std::vector<Diagnostic>& di
     result.text.append(text.substr(at, edit.startByte - at));
     result.text += edit.replacement;
     at = edit.endByte;
+    result.edits.push_back(edit);
   }
   result.text.append(text.substr(at));
   return result;
@@ -140,9 +141,16 @@ FixRun runFixes(std::vector<FileInput> inputs, const CheckOptions& options, bool
         continue;
       }
       if (broken || round >= kMaxFixRounds) continue;
-      const std::string& text = report.source->bytes();
-      AppliedFixes applied = applyFixes(text, report.diagnostics, unsafe);
-      if (applied.fixed == 0 || applied.text == text) continue;
+      AppliedFixes applied = applyFixes(report.source->bytes(), report.diagnostics, unsafe);
+      if (applied.fixed == 0 || applied.text == report.source->bytes()) continue;
+      // The file's text: a notebook's JSON, whose edited cells alone are written again.
+      const Notebook* notebook = report.source->notebook();
+      const std::string& text = notebook ? notebook->fileBytes() : report.source->bytes();
+      if (notebook != nullptr) {
+        std::optional<std::string> written = notebook->applyEdits(applied.edits);
+        if (!written) continue; // an edit across cells or over a magic: left alone
+        applied.text = std::move(*written);
+      }
       FixedFile& file = fixedFiles[index];
       if (file.fixes == 0 && file.path.empty()) {
         file.input = index;

@@ -15,6 +15,7 @@ inline constexpr int kMaxFixRounds = 10;
 
 struct AppliedFixes {
   std::string text;
+  std::vector<Edit> edits; // those applied, sorted
   size_t fixed = 0; // findings fixed (one fix shared by several findings counts for each)
 };
 

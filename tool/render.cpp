@@ -57,6 +57,23 @@ std::string location(const std::string& path, const ir::SourceRange& range) {
   return fmt::format("{}:{}:{}", path, range.startLine + 1, range.startColumn + 1);
 }
 
+// In `source`: `path:line:col`, or in a notebook `path:cell 3:2:5` (Ruff's spelling), the line
+// counted within the cell.
+std::string location(const SourceText& source, const std::string& path,
+                     const ir::SourceRange& range) {
+  const SourceText::ShownRange shown = source.shown(range);
+  if (shown.cell == 0) return location(path, range);
+  return fmt::format("{}:cell {}:{}", path, shown.cell, location("", shown.range).substr(1));
+}
+
+// A related location: in the diagnostic's own file (mapped through its cells) or in another.
+std::string relatedLocation(const SourceText& source, const RelatedLocation& related) {
+  if (related.path.empty() || related.path == source.path()) {
+    return location(source, source.path(), related.range);
+  }
+  return location(related.path, related.range);
+}
+
 // ` [runtime: cpu confirmed, cuda needs-cuda]` after the message, from `check --confirm`.
 std::string confirmationSuffix(const Diagnostic& d) {
   if (d.confirmation.empty()) return {};
@@ -70,13 +87,13 @@ std::string confirmationSuffix(const Diagnostic& d) {
 
 void renderFull(const FileReport& file, const Diagnostic& d, std::ostream& out) {
   const SourceText& source = *file.source;
-  out << location(source.path(), d.range) << ": " << d.code << ' ' << d.message
+  out << location(source, source.path(), d.range) << ": " << d.code << ' ' << d.message
       << confirmationSuffix(d) << '\n';
   const std::string_view rawLine = source.lineText(d.range.startLine);
   // Very long lines (minified or generated code) are not echoed whole.
   if (rawLine.size() <= 400) {
     const DisplayLine line = displayLine(rawLine);
-    const std::string number = std::to_string(d.range.startLine + 1);
+    const std::string number = std::to_string(source.shownLine(d.range.startLine).line + 1);
     const std::string gutter(number.size(), ' ');
     auto displayColumn = [&](uint32_t column) {
       return line.columnAt[std::min<size_t>(column, line.columnAt.size() - 1)];
@@ -92,9 +109,7 @@ void renderFull(const FileReport& file, const Diagnostic& d, std::ostream& out) 
     out << gutter << " |\n";
   }
   for (const RelatedLocation& related : d.related) {
-    out << "  = note: "
-        << location(related.path.empty() ? source.path() : related.path, related.range) << ": "
-        << related.message << '\n';
+    out << "  = note: " << relatedLocation(source, related) << ": " << related.message << '\n';
   }
   if (!d.help.empty()) out << "  = help: " << d.help << '\n';
   out << '\n';
@@ -103,6 +118,9 @@ void renderFull(const FileReport& file, const Diagnostic& d, std::ostream& out) 
 ordered_json position(uint32_t line, uint32_t column) {
   return ordered_json{{"column", column + 1}, {"row", line + 1}};
 }
+
+// A cell number for JSON: null outside notebooks (as Ruff writes it).
+ordered_json cellJson(uint32_t cell) { return cell == 0 ? ordered_json(nullptr) : ordered_json(cell); }
 
 std::string absolutePath(const std::string& path) {
   std::error_code ec;
@@ -115,7 +133,7 @@ ordered_json fixJson(const SourceText& source, const std::optional<Fix>& fix) {
   if (!fix) return nullptr;
   ordered_json edits = ordered_json::array();
   for (const Edit& edit : fix->edits) {
-    const ir::SourceRange range = source.range(edit.startByte, edit.endByte);
+    const ir::SourceRange range = source.shown(source.range(edit.startByte, edit.endByte)).range;
     edits.push_back({{"content", edit.replacement},
                      {"end_location", position(range.endLine, range.endColumn)},
                      {"location", position(range.startLine, range.startColumn)}});
@@ -126,29 +144,41 @@ ordered_json fixJson(const SourceText& source, const std::optional<Fix>& fix) {
       {"message", fix->message}};
 }
 
+// Positions are relative to the cell in a notebook (Ruff's layout), with the cell named.
 ordered_json toJson(const FileReport& file, const Diagnostic& d) {
+  const SourceText& source = *file.source;
   ordered_json related = ordered_json::array();
   for (const RelatedLocation& r : d.related) {
-    related.push_back({{"filename", absolutePath(r.path.empty() ? file.source->path() : r.path)},
-                       {"location", position(r.range.startLine, r.range.startColumn)},
-                       {"end_location", position(r.range.endLine, r.range.endColumn)},
-                       {"message", r.message}});
+    const bool here = r.path.empty() || r.path == source.path();
+    const SourceText::ShownRange shown =
+        here ? source.shown(r.range) : SourceText::ShownRange{0, r.range};
+    ordered_json entry{{"filename", absolutePath(here ? source.path() : r.path)},
+                       {"location", position(shown.range.startLine, shown.range.startColumn)},
+                       {"end_location", position(shown.range.endLine, shown.range.endColumn)},
+                       {"message", r.message}};
+    if (shown.cell != 0) entry["cell"] = shown.cell;
+    related.push_back(std::move(entry));
   }
   ordered_json witness = ordered_json::array();
   for (const WitnessStep& step : d.witness) {
-    witness.push_back({{"kind", ir::toString(step.kind)},
-                       {"row", step.range.startLine + 1},
-                       {"column", step.range.startColumn + 1},
-                       {"detail", step.detail}});
+    const SourceText::ShownRange shown = source.shown(step.range);
+    ordered_json entry{{"kind", ir::toString(step.kind)},
+                       {"row", shown.range.startLine + 1},
+                       {"column", shown.range.startColumn + 1},
+                       {"detail", step.detail}};
+    if (shown.cell != 0) entry["cell"] = shown.cell;
+    witness.push_back(std::move(entry));
   }
-  ordered_json json{{"cell", nullptr},
+  const SourceText::ShownRange shown = source.shown(d.range);
+  const ir::SourceRange& range = shown.range;
+  ordered_json json{{"cell", cellJson(shown.cell)},
                     {"code", d.code},
-                    {"end_location", position(d.range.endLine, d.range.endColumn)},
-                    {"filename", absolutePath(file.source->path())},
-                    {"fix", fixJson(*file.source, d.fix)},
-                    {"location", position(d.range.startLine, d.range.startColumn)},
+                    {"end_location", position(range.endLine, range.endColumn)},
+                    {"filename", absolutePath(source.path())},
+                    {"fix", fixJson(source, d.fix)},
+                    {"location", position(range.startLine, range.startColumn)},
                     {"message", d.message},
-                    {"noqa_row", d.range.startLine + 1},
+                    {"noqa_row", range.startLine + 1},
                     {"url", ruleUrl(d.code)},
                     {"severity", toString(d.severity)},
                     {"help", d.help},
@@ -192,13 +222,15 @@ void renderGithub(const CheckResult& result, std::ostream& out) {
   for (const FileReport& file : result.files) {
     const std::string path = pathFromWorkingDirectory(file.source->path());
     for (const Diagnostic& d : file.diagnostics) {
-      // Columns are 1-based; the end column is exclusive, as in the JSON output.
+      // Columns are 1-based; the end column is exclusive, as in the JSON output. In a notebook
+      // the annotation points into the .ipynb file's lines; the message names the cell.
+      const ir::SourceRange range = file.source->inFile(d.range);
       out << "::" << githubCommand(d.severity) << " file=" << githubEscape(path, true)
-          << ",line=" << d.range.startLine + 1 << ",col=" << d.range.startColumn + 1
-          << ",endLine=" << d.range.endLine + 1 << ",endColumn=" << d.range.endColumn + 1
+          << ",line=" << range.startLine + 1 << ",col=" << range.startColumn + 1
+          << ",endLine=" << range.endLine + 1 << ",endColumn=" << range.endColumn + 1
           << ",title=" << githubEscape(d.code, true) << "::"
-          << githubEscape(fmt::format("{}: {} {}{}", location(path, d.range), d.code, d.message,
-                                      confirmationSuffix(d)),
+          << githubEscape(fmt::format("{}: {} {}{}", location(*file.source, path, d.range), d.code,
+                                      d.message, confirmationSuffix(d)),
                           false)
           << '\n';
     }
@@ -274,14 +306,19 @@ void renderJunit(const CheckResult& result, std::ostream& out) {
     out << fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
                        path, file.diagnostics.size(), file.diagnostics.size());
     for (const Diagnostic& d : file.diagnostics) {
-      const uint32_t row = d.range.startLine + 1;
-      const uint32_t column = d.range.startColumn + 1;
+      // In a notebook: the file's own line in the attribute, the cell's in the text.
+      const ir::SourceRange inFile = file.source->inFile(d.range);
+      const SourceText::ShownRange shown = file.source->shown(d.range);
+      const uint32_t row = shown.range.startLine + 1;
+      const uint32_t column = shown.range.startColumn + 1;
       out << fmt::format("    <testcase name=\"org.gradlint.{}\" classname=\"{}\" file=\"{}\" "
                          "line=\"{}\" column=\"{}\">\n",
-                         xmlEscape(d.code), path, path, row, column);
+                         xmlEscape(d.code), path, path, inFile.startLine + 1,
+                         inFile.startColumn + 1);
       out << fmt::format(
-          "      <failure message=\"{}\" type=\"{}\">line {}, col {}, {} {}</failure>\n",
-          xmlEscape(d.message + confirmationSuffix(d)), xmlEscape(d.code), row, column,
+          "      <failure message=\"{}\" type=\"{}\">{}line {}, col {}, {} {}</failure>\n",
+          xmlEscape(d.message + confirmationSuffix(d)), xmlEscape(d.code),
+          shown.cell == 0 ? std::string() : fmt::format("cell {}, ", shown.cell), row, column,
           xmlEscape(d.code), xmlEscape(d.message + confirmationSuffix(d)));
       out << "    </testcase>\n";
     }
@@ -359,7 +396,8 @@ void render(const CheckResult& result, OutputFormat format, std::ostream& out) {
     for (const Diagnostic& d : file.diagnostics) {
       ++count;
       if (format == OutputFormat::Concise) {
-        out << location(file.source->path(), d.range) << ": " << d.code << ' ' << d.message
+        out << location(*file.source, file.source->path(), d.range) << ": " << d.code << ' '
+            << d.message
             << confirmationSuffix(d) << '\n';
       } else {
         renderFull(file, d, out);

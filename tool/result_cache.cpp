@@ -284,7 +284,10 @@ bool writeEntry(const std::filesystem::path& dir, const std::string& name, const
 CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
                               const std::filesystem::path& cacheDir) {
   for (const FileInput& input : inputs) {
-    if (isCppPath(input.ref.path)) return runCheck(inputs, options);
+    // Cached reports are rebuilt from the file's text; a notebook's report needs its cells.
+    if (isCppPath(input.ref.path) || isNotebookPath(input.ref.path)) {
+      return runCheck(inputs, options);
+    }
   }
   const std::string name = "run-" + runKey(inputs, options) + ".json";
   std::optional<json> entry;

@@ -80,6 +80,18 @@ ordered_json physicalLocation(const ordered_json& artifact, const ir::SourceRang
   return ordered_json{{"artifactLocation", artifact}, {"region", region(range)}};
 }
 
+// In `source`'s own file: a notebook's region is in the .ipynb file's lines, and the region
+// within the cell goes in the location's properties.
+ordered_json physicalLocation(const ordered_json& artifact, const SourceText& source,
+                              const ir::SourceRange& range) {
+  ordered_json location = physicalLocation(artifact, source.inFile(range));
+  const SourceText::ShownRange shown = source.shown(range);
+  if (shown.cell != 0) {
+    location["properties"] = {{"cell", shown.cell}, {"cellRegion", region(shown.range)}};
+  }
+  return location;
+}
+
 std::string_view level(Severity severity) {
   switch (severity) {
   case Severity::Error: return "error";
@@ -170,17 +182,18 @@ void renderSarif(const CheckResult& result, std::ostream& out) {
       if (!d.help.empty()) text += " Help: " + sentence(d.help);
       entry["message"] = {{"text", text}};
       entry["locations"] =
-          ordered_json::array({{{"physicalLocation", physicalLocation(artifact.json, d.range)}}});
+          ordered_json::array({{{"physicalLocation", physicalLocation(artifact.json, source, d.range)}}});
 
       if (!d.related.empty()) {
         ordered_json related = ordered_json::array();
         for (size_t r = 0; r < d.related.size(); ++r) {
           const RelatedLocation& location = d.related[r];
-          const ordered_json relatedArtifact =
-              location.path.empty() ? artifact.json : artifactLocation(location.path).json;
+          const bool here = location.path.empty() || location.path == source.path();
           related.push_back(
               {{"id", r + 1},
-               {"physicalLocation", physicalLocation(relatedArtifact, location.range)},
+               {"physicalLocation",
+                here ? physicalLocation(artifact.json, source, location.range)
+                     : physicalLocation(artifactLocation(location.path).json, location.range)},
                {"message", {{"text", sentence(location.message)}}}});
         }
         entry["relatedLocations"] = related;
@@ -190,7 +203,7 @@ void renderSarif(const CheckResult& result, std::ostream& out) {
         ordered_json steps = ordered_json::array();
         for (const WitnessStep& step : d.witness) {
           steps.push_back({{"location",
-                            {{"physicalLocation", physicalLocation(artifact.json, step.range)},
+                            {{"physicalLocation", physicalLocation(artifact.json, source, step.range)},
                              {"message", {{"text", sentence(step.detail)}}}}},
                            {"kinds", ordered_json::array({std::string(ir::toString(step.kind))})}});
         }

@@ -155,6 +155,9 @@ struct ModuleIR {
   std::string path;
   std::string moduleName; // dotted, from the package layout; empty for a loose script
   bool inPackage = false; // its folder has __init__.py
+  // The top level is an interactive session (a notebook's kernel running its cells in order):
+  // grad mode it leaves disabled is still disabled for every later statement of it.
+  bool topLevelIsSession = false;
   std::vector<FunctionIR> units;
   // Names the module binds by importing them (`from .checker import Checker` in pkg/__init__.py:
   // Checker -> pkg.checker.Checker): a caller's `pkg.Checker` is that definition.

@@ -253,6 +253,7 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
   result.module.path = source.path();
   result.module.moduleName = context.moduleName;
   result.module.inPackage = context.inPackage;
+  result.module.topLevelIsSession = context.session;
 
   const std::string& bytes = source.bytes();
   const auto size = static_cast<uint32_t>(bytes.size());

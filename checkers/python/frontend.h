@@ -21,6 +21,8 @@ struct ModuleContext {
   std::string moduleName;     // dotted; for a script outside packages, its stem
   bool isPackageInit = false; // the file is a package's __init__.py
   bool inPackage = false;     // its folder has __init__.py
+  // A notebook's cells: the top level is a kernel session that later cells continue.
+  bool session = false;
 };
 
 struct PythonFileResult {

@@ -16,6 +16,38 @@ SourceText::SourceText(std::string path, std::string bytes)
   if (bytes_.starts_with("\xEF\xBB\xBF")) contentStart_ = 3;
 }
 
+SourceText::SourceText(std::string path, std::shared_ptr<const Notebook> notebook)
+    : path_(std::move(path)), bytes_(notebook->module()), notebook_(std::move(notebook)) {}
+
+SourceText::ShownLine SourceText::shownLine(uint32_t line) const {
+  const NotebookCell* cell = notebook_ ? notebook_->cellAtLine(line) : nullptr;
+  if (cell == nullptr) return {0, line};
+  return {cell->number, line - std::min(line, cell->firstLine)};
+}
+
+SourceText::ShownRange SourceText::shown(const ir::SourceRange& range) const {
+  const NotebookCell* cell = notebook_ ? notebook_->cellAtLine(range.startLine) : nullptr;
+  if (cell == nullptr) return {0, range};
+  ShownRange out{cell->number, range};
+  out.range.startLine -= std::min(range.startLine, cell->firstLine);
+  out.range.endLine -= std::min(range.endLine, cell->firstLine);
+  return out;
+}
+
+ir::SourceRange SourceText::inFile(const ir::SourceRange& range) const {
+  const NotebookCell* cell = notebook_ ? notebook_->cellAtLine(range.startLine) : nullptr;
+  if (cell == nullptr) return range;
+  const ShownRange inCell = shown(range);
+  ir::SourceRange out = range;
+  const auto [startLine, startColumn] = notebook_->filePosition(*cell, inCell.range.startLine);
+  const auto [endLine, endColumn] = notebook_->filePosition(*cell, inCell.range.endLine);
+  out.startLine = startLine;
+  out.startColumn = startColumn + inCell.range.startColumn;
+  out.endLine = endLine;
+  out.endColumn = endColumn + inCell.range.endColumn;
+  return out;
+}
+
 const std::vector<uint32_t>& SourceText::lineStarts() const {
   std::call_once(indexed_, [this] { buildIndex(); });
   return lineStarts_;

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "checkers/ir/grad_ir.h"
+#include "checkers/python/notebook.h"
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -15,6 +17,8 @@ namespace gradlint {
 class SourceText {
 public:
   SourceText(std::string path, std::string bytes);
+  // A notebook: the text is its cells joined into one module (notebook.h).
+  SourceText(std::string path, std::shared_ptr<const Notebook> notebook);
   SourceText(const SourceText&) = delete;
   SourceText& operator=(const SourceText&) = delete;
 
@@ -33,9 +37,29 @@ public:
   // A range from byte offsets.
   ir::SourceRange range(uint32_t startByte, uint32_t endByte) const;
 
+  // The notebook behind the text; null for a plain file.
+  const Notebook* notebook() const { return notebook_.get(); }
+  // Where a line of the text is shown to users: in a notebook its cell (1-based) and the 0-based
+  // line inside it; elsewhere cell 0 and the line itself.
+  struct ShownLine {
+    uint32_t cell = 0;
+    uint32_t line = 0;
+  };
+  ShownLine shownLine(uint32_t line) const;
+  // A range as users read it: in a notebook with lines relative to the cell it starts in.
+  struct ShownRange {
+    uint32_t cell = 0; // 1-based; 0 outside notebooks
+    ir::SourceRange range;
+  };
+  ShownRange shown(const ir::SourceRange& range) const;
+  // In a notebook, where the range starts and ends in the .ipynb file's own lines (its JSON),
+  // for annotations that point into the file; elsewhere the range itself.
+  ir::SourceRange inFile(const ir::SourceRange& range) const;
+
 private:
   std::string path_;
   std::string bytes_;
+  std::shared_ptr<const Notebook> notebook_;
   uint32_t contentStart_ = 0;
   static constexpr uint32_t kColumnBlock = 256;
   // The index, built once (by whichever thread asks first).

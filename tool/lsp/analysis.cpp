@@ -54,14 +54,21 @@ CheckOptions bufferOptions() {
 
 } // namespace
 
-// Python only: a C++ buffer would need its compile flags and seconds of Clang per edit.
+// Python only: a C++ buffer would need its compile flags and seconds of Clang per edit. A
+// notebook opened as a text document (its JSON) is not checked: positions in the JSON are not
+// the cells' (notebooks are synced as notebook documents, analyseNotebook below).
 bool isCheckedPath(const std::string& path) { return isPythonPath(path); }
+
+BufferAnalysis analyseNotebook(const std::string& path, const std::string& ipynb) {
+  return analyseBuffer(path, ipynb, nullptr, {}, /*notebook=*/true);
+}
 
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo,
-                             const std::unordered_map<std::string, std::string>& openTexts) {
+                             const std::unordered_map<std::string, std::string>& openTexts,
+                             bool notebook) {
   BufferAnalysis analysis;
-  if (!isCheckedPath(path)) return analysis;
+  if (notebook ? !isNotebookPath(path) : !isCheckedPath(path)) return analysis;
   std::optional<FileInput> input = bufferInput(path, text, analysis.problems);
   if (!input) return analysis;
   input->documentMemo = std::move(memo);

@@ -31,7 +31,12 @@ struct BufferAnalysis {
 // buffers by absolute path) stand for those files' text on disk.
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo = nullptr,
-                             const std::unordered_map<std::string, std::string>& openTexts = {});
+                             const std::unordered_map<std::string, std::string>& openTexts = {},
+                             bool notebook = false);
+
+// A notebook (`path` ends in .ipynb) given as nbformat JSON: diagnostics in the offsets of the
+// module its cells form (checkers/python/notebook.h).
+BufferAnalysis analyseNotebook(const std::string& path, const std::string& ipynb);
 
 // The text after applying every safe fix (several rounds, as `check --fix`), or nullopt when
 // no fix applies.

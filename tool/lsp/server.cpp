@@ -7,6 +7,7 @@
 #include "tool/lsp/documents.h"
 #include "tool/lsp/hover.h"
 #include "tool/lsp/lsp_diagnostics.h"
+#include "tool/lsp/notebooks.h"
 #include "tool/lsp/uri.h"
 
 #include <fmt/format.h>
@@ -123,6 +124,15 @@ struct OpenDocument {
   std::vector<std::string> loggedProblems; // not logged again while they repeat
 };
 
+struct OpenNotebook {
+  explicit OpenNotebook(NotebookDocument notebook) : document(std::move(notebook)) {}
+  NotebookDocument document;
+  // The last analysis (of the whole notebook, in the module's byte offsets), and the notebook
+  // version it was made for.
+  std::optional<int64_t> analysedVersion;
+  std::vector<Diagnostic> diagnostics;
+};
+
 class LanguageServer {
 public:
   LanguageServer(std::ostream& out, const ServerOptions& options)
@@ -158,6 +168,14 @@ private:
   void didOpen(const json& params);
   void didChange(const json& params);
   void didClose(const json& params);
+  void notebookDidOpen(const json& params);
+  void notebookDidChange(const json& params);
+  void notebookDidClose(const json& params);
+  // Checks an open notebook as one module if its analysis is out of date, and in push mode
+  // publishes each code cell's diagnostics. Returns the analysis' diagnostics.
+  std::vector<Diagnostic> analyseNotebook(const std::string& uri, bool publish);
+  // The notebook holding a cell URI ("" when none); caller holds mutex_.
+  std::string notebookOfCellLocked(const std::string& cellUri) const;
   void settingsChanged();
   json pullDiagnostics(const json& params);
   json codeAction(const json& params);
@@ -189,6 +207,7 @@ private:
 
   std::mutex mutex_; // documents_ and settingsGeneration_ between the reader and the worker
   std::map<std::string, OpenDocument> documents_;
+  std::map<std::string, OpenNotebook> notebooks_; // by notebook URI
   std::mutex analysisMutex_; // one engine run at a time
   // Per open document (under analysisMutex_): its last parse, for incremental parsing.
   std::map<std::string, std::shared_ptr<python::DocumentMemo>> documentMemos_;
@@ -324,6 +343,12 @@ void LanguageServer::notification(const std::string& method, const json& params)
     didClose(params);
   } else if (method == "workspace/didChangeWatchedFiles") {
     settingsChanged();
+  } else if (method == "notebookDocument/didOpen") {
+    notebookDidOpen(params);
+  } else if (method == "notebookDocument/didChange") {
+    notebookDidChange(params);
+  } else if (method == "notebookDocument/didClose") {
+    notebookDidClose(params);
   }
   // Anything else ($/cancelRequest, $/setTrace, didChangeConfiguration, ...) is ignored.
 }
@@ -345,6 +370,10 @@ json LanguageServer::initialize(const json& params) {
       {"codeActionProvider",
        {{"codeActionKinds", {"quickfix", std::string(kFixAllKind)}}, {"resolveProvider", false}}},
       {"hoverProvider", true},
+      // Jupyter notebooks: their Python cells are synced as one notebook (LSP 3.17).
+      {"notebookDocumentSync",
+       {{"notebookSelector", json::array({{{"notebook", "*"},
+                                           {"cells", json::array({{{"language", "python"}}})}}})}}},
   };
   if (pullMode_) {
     serverCapabilities["diagnosticProvider"] = {
@@ -411,6 +440,105 @@ void LanguageServer::didClose(const json& params) {
   if (!pullMode_) {
     notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
   }
+}
+
+void LanguageServer::notebookDidOpen(const json& params) {
+  const json& item = member(params, "notebookDocument");
+  const std::string uri = stringMember(item, "uri");
+  std::string path = pathFromUri(uri);
+  if (path.empty()) path = "untitled.ipynb";
+  const json& version = member(item, "version");
+  NotebookDocument notebook(uri, path, version.is_number_integer() ? version.get<int64_t>() : 0);
+  try {
+    notebook.open(member(item, "cells"), member(params, "cellTextDocuments"));
+  } catch (const std::invalid_argument& error) {
+    throw RequestError(kInvalidParams, error.what());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    notebooks_.insert_or_assign(uri, OpenNotebook(std::move(notebook)));
+  }
+  analyseNotebook(uri, !pullMode_);
+}
+
+void LanguageServer::notebookDidChange(const json& params) {
+  const json& item = member(params, "notebookDocument");
+  const std::string uri = stringMember(item, "uri");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = notebooks_.find(uri);
+    if (found == notebooks_.end()) {
+      throw RequestError(kInvalidParams, fmt::format("didChange for a closed notebook {}", uri));
+    }
+    try {
+      found->second.document.change(member(member(params, "change"), "cells"));
+    } catch (const std::invalid_argument& error) {
+      throw RequestError(kInvalidParams, error.what());
+    }
+    const json& version = member(item, "version");
+    found->second.document.setVersion(version.is_number_integer()
+                                          ? version.get<int64_t>()
+                                          : found->second.document.version() + 1);
+    found->second.analysedVersion.reset();
+  }
+  analyseNotebook(uri, !pullMode_);
+}
+
+void LanguageServer::notebookDidClose(const json& params) {
+  const std::string uri = stringMember(member(params, "notebookDocument"), "uri");
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = notebooks_.find(uri);
+  if (found == notebooks_.end()) return;
+  if (!pullMode_) {
+    for (const NotebookCellRef& cell : found->second.document.cells()) {
+      if (!cell.code) continue;
+      notify("textDocument/publishDiagnostics",
+             {{"uri", cell.uri}, {"diagnostics", json::array()}});
+    }
+  }
+  notebooks_.erase(found);
+}
+
+std::vector<Diagnostic> LanguageServer::analyseNotebook(const std::string& uri, bool publish) {
+  std::optional<NotebookDocument> copy;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = notebooks_.find(uri);
+    if (found == notebooks_.end()) return {};
+    if (found->second.analysedVersion == found->second.document.version() && !publish) {
+      return found->second.diagnostics;
+    }
+    copy = found->second.document;
+  }
+  BufferAnalysis analysis;
+  {
+    std::lock_guard<std::mutex> lock(analysisMutex_);
+    analysis = lsp::analyseNotebook(copy->path(), copy->toIpynb());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& problem : analysis.problems) log(kLogWarning, problem);
+  const auto found = notebooks_.find(uri);
+  if (found == notebooks_.end() || found->second.document.version() != copy->version()) {
+    return analysis.diagnostics; // changed meanwhile: its own analysis publishes
+  }
+  found->second.analysedVersion = copy->version();
+  found->second.diagnostics = analysis.diagnostics;
+  if (publish) {
+    for (auto& [cellUri, diagnostics] : copy->cellDiagnostics(analysis.diagnostics)) {
+      const TextDocument* text = copy->cellText(cellUri);
+      json params = {{"uri", cellUri}, {"diagnostics", std::move(diagnostics)}};
+      if (text != nullptr) params["version"] = text->version();
+      notify("textDocument/publishDiagnostics", std::move(params));
+    }
+  }
+  return analysis.diagnostics;
+}
+
+std::string LanguageServer::notebookOfCellLocked(const std::string& cellUri) const {
+  for (const auto& [uri, open] : notebooks_) {
+    if (open.document.cellText(cellUri) != nullptr) return uri;
+  }
+  return "";
 }
 
 void LanguageServer::documentChanged(const std::string& uri) {
@@ -538,6 +666,20 @@ void LanguageServer::logProblemsLocked(OpenDocument& open) {
 
 json LanguageServer::pullDiagnostics(const json& params) {
   const std::string uri = stringMember(member(params, "textDocument"), "uri");
+  std::string notebookUri;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (documents_.count(uri) == 0) notebookUri = notebookOfCellLocked(uri);
+  }
+  if (!notebookUri.empty()) {
+    const std::vector<Diagnostic> diagnostics = analyseNotebook(notebookUri, false);
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = notebooks_.find(notebookUri);
+    json items = json::array();
+    if (found != notebooks_.end()) items = found->second.document.cellDiagnostics(diagnostics)[uri];
+    if (items.is_null()) items = json::array();
+    return {{"kind", "full"}, {"items", std::move(items)}};
+  }
   const Snapshot snapshot = analysed(uri);
   int64_t generation = 0;
   {
@@ -564,6 +706,27 @@ json LanguageServer::codeAction(const json& params) {
     for (const json& kind : kinds) {
       if (kind.is_string()) only.push_back(kind.get<std::string>());
     }
+  }
+  std::string notebookUri;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (documents_.count(uri) == 0) notebookUri = notebookOfCellLocked(uri);
+  }
+  if (!notebookUri.empty()) {
+    // A cell: the notebook's findings in it, with offsets and fixes relative to the cell.
+    const std::vector<Diagnostic> diagnostics = analyseNotebook(notebookUri, false);
+    std::optional<TextDocument> cell;
+    std::vector<Diagnostic> inCell;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto found = notebooks_.find(notebookUri);
+      if (found == notebooks_.end()) return json::array();
+      if (const TextDocument* text = found->second.document.cellText(uri)) cell = *text;
+      inCell = found->second.document.diagnosticsInCell(diagnostics, uri);
+    }
+    if (!cell) return json::array();
+    std::lock_guard<std::mutex> lock(analysisMutex_);
+    return codeActions(*cell, inCell, range, only);
   }
   const Snapshot snapshot = analysed(uri);
   std::lock_guard<std::mutex> lock(analysisMutex_); // source.fixAll runs the engine

@@ -13,9 +13,12 @@ output for FileCheck:
   4. a helper that leaves grad mode disabled (silenced: its callers are meant to restore), then
      a caller staged alone: the helper is context, and the commit of the caller fails at its
      call.
+  5. a staged notebook whose cell 2 disables grad and cell 3 trains: the commit fails (the
+     hook's `types_or` passes notebooks).
 Everything is local: pre-commit clones the hook repository from its path, and `language:
 system` installs nothing. The folder holding GRADLINT_BINARY goes first on PATH.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -59,6 +62,14 @@ def train_step(model):
     freeze()
     return model
 """
+
+NOTEBOOK = json.dumps({
+    "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+               "source": source}
+              for source in (["import torch\n", "model = torch.nn.Linear(2, 2)"],
+                             ["torch.set_grad_enabled(False)"],
+                             ["model(torch.ones(1, 2)).sum().backward()"])],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 
 
 def main() -> int:
@@ -122,6 +133,7 @@ def main() -> int:
     attempt("noqa", "silenced.py", SILENCED)
     attempt("helper", "helper.py", HELPER)
     attempt("caller", "caller.py", CALLER)
+    attempt("notebook", "train.ipynb", NOTEBOOK)
     return 0
 
 
