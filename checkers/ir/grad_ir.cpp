@@ -44,6 +44,7 @@ std::string_view toString(EventKind kind) {
   case EventKind::ResetPlacement: return "ResetPlacement";
   case EventKind::MoveTo: return "MoveTo";
   case EventKind::LocalFunctionDecl: return "LocalFunctionDecl";
+  case EventKind::Assume: return "Assume";
   }
   return "?";
 }
