@@ -1161,17 +1161,21 @@ bool isViewMethod(std::string_view method) {
   return std::find(std::begin(kViews), std::end(kViews), method) != std::end(kViews);
 }
 
-// `y = x.detach()`, `y = x.view(-1)`: "x"; "" for anything else.
+// `y = x.detach()`, `y = x.detach().view(-1)`: "x"; "" for anything else.
 std::string viewSource(TSNode value, std::string_view source) {
-  if (kindOf(value) != Kind::call) return {};
-  TSNode function = unparenthesize(field(value, fields().function));
-  if (kindOf(function) != Kind::attribute ||
-      !isViewMethod(text(field(function, fields().attribute), source))) {
-    return {};
+  TSNode receiver = unparenthesize(value);
+  bool viewed = false;
+  while (kindOf(receiver) == Kind::call) {
+    TSNode function = unparenthesize(field(receiver, fields().function));
+    if (kindOf(function) != Kind::attribute ||
+        !isViewMethod(text(field(function, fields().attribute), source))) {
+      return {};
+    }
+    receiver = unparenthesize(field(function, fields().object));
+    viewed = true;
   }
-  TSNode receiver = unparenthesize(field(function, fields().object));
-  return conditionKey(receiver, source).empty() ? std::string()
-                                                : std::string(text(receiver, source));
+  return !viewed || conditionKey(receiver, source).empty() ? std::string()
+                                                           : std::string(text(receiver, source));
 }
 
 // `torch.optim.X([a, b], ...)` inside a loop over tensors each bound earlier in the same
