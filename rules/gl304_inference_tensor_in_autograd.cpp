@@ -32,8 +32,10 @@ public:
       if (definitions.empty()) continue;
       for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
         const ir::Event& use = fn.nodes[id].event;
+        // A view (`y = x.detach()`) is the same inference tensor, not a use: the computation
+        // that uses it is reported.
         if (use.kind != ir::EventKind::Assign || use.freshValue || use.regionDisablesGrad ||
-            !feedsBackward.count(use.var)) {
+            !use.viewOf.empty() || !feedsBackward.count(use.var)) {
           continue;
         }
         for (const std::string& dep : use.deps) {

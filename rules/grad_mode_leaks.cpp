@@ -94,8 +94,17 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
   const bool contextManager =
       std::any_of(fn.decorators.begin(), fn.decorators.end(),
                   [](const std::string& d) { return isContextManagerDecorator(d); });
+  // A toggle that leaks on a normal path does not restore at all: exception safety (GL104) is
+  // no question for it, even when its callers take over the report (`_disable_autograd()`).
+  auto leaksNormally = [&](const ir::Leak& leak) {
+    return std::any_of(report.leaks.begin(), report.leaks.end(), [&](const ir::Leak& other) {
+      return !other.exceptional && fn.nodes[other.toggle].event.range.startByte ==
+                                       fn.nodes[leak.toggle].event.range.startByte;
+    });
+  };
   std::vector<ir::Leak> leaks;
   for (const ir::Leak& leak : report.leaks) {
+    if (leak.exceptional && delegates && leaksNormally(leak)) continue;
     const ir::Event& toggle = fn.nodes[leak.toggle].event;
     if (toggle.kind == EventKind::SetGrad && toggle.flavor == ir::ApiFlavor::ContextEnteredByHand) {
       continue;

@@ -35,7 +35,8 @@ struct AccumulationFact {
 
 class AccumulationAnalysis {
 public:
-  explicit AccumulationAnalysis(const ir::SummaryTable& summaries) : summaries_(summaries) {}
+  AccumulationAnalysis(const ir::SummaryTable& summaries, const std::vector<ir::Node>& nodes)
+      : summaries_(summaries), fnNodes_(&nodes) {}
   AccumulationFact entryFact() const { return {}; }
   bool join(AccumulationFact& into, const AccumulationFact& from) const {
     bool changed = unionInto(into.pendingSteps, from.pendingSteps);
@@ -69,6 +70,13 @@ public:
       out.afterBackward = false;
       out.zerosAfterBackward.clear();
     }
+    // An optimizer built anew over new leaf tensors (`opt = torch.optim.SGD([x_in])` each
+    // iteration) holds no gradient yet: the steps of the one it replaces are done with.
+    if (node.event.kind == EventKind::Assign && node.event.freshValue && !out.pendingSteps.empty()) {
+      std::erase_if(out.pendingSteps, [&](NodeId pending) {
+        return (*fnNodes_)[pending].event.var == node.event.var;
+      });
+    }
     if (reset) {
       out.dirty = false;
       out.pendingSteps.clear();
@@ -82,6 +90,7 @@ public:
 
 private:
   const ir::SummaryTable& summaries_;
+  const std::vector<ir::Node>* fnNodes_;
 };
 
 bool hasTrainingEvents(const ir::FunctionIR& fn) {
@@ -101,7 +110,7 @@ AccumulationFindings analyzeAccumulation(const ir::FunctionIR& fn,
                                          const ir::SummaryTable& summaries) {
   AccumulationFindings findings;
   if (fn.entry == ir::kNoNode || !hasTrainingEvents(fn)) return findings;
-  AccumulationAnalysis analysis(summaries);
+  AccumulationAnalysis analysis(summaries, fn.nodes);
   const auto flow = ir::solveForward(fn, analysis);
   for (NodeId id = 0; id < fn.nodes.size(); ++id) {
     if (!flow.reached[id]) continue;
@@ -136,25 +145,14 @@ AccumulationFindings analyzeAccumulation(const ir::FunctionIR& fn,
 
 std::optional<ir::SourceRange> gradDisabledCause(RuleContext& context, size_t unitIndex,
                                                  NodeId node) {
+  // The mode the dataflow computed, not the lexical region: a `set_grad_enabled(True)` inside
+  // `with torch.no_grad():` turns grad back on.
   const ir::FunctionIR& fn = context.module().units[unitIndex];
-  const ir::Event& event = fn.nodes[node].event;
-  if (event.regionDisablesGrad) {
-    if (event.regionEnter != UINT32_MAX && event.regionEnter < fn.nodes.size()) {
-      return fn.nodes[event.regionEnter].event.range;
-    }
-    return fn.nameRange; // a decorator: the whole function
-  }
   const ir::GradStateReport& state = context.gradState(unitIndex);
   if (!state.flow.reached[node]) return std::nullopt;
-  const ir::GradFact& fact = state.flow.in[node];
-  if (fact.inherited || fact.open.empty()) return std::nullopt;
-  // Every toggle in force must turn grad off (not `set_grad_enabled(flag)`).
-  const bool allDisable = std::all_of(fact.open.begin(), fact.open.end(), [&](NodeId toggle) {
-    const ir::Event& t = fn.nodes[toggle].event;
-    return t.kind == EventKind::Call || t.value == ir::GradValue::Disabled;
-  });
-  if (!allDisable) return std::nullopt;
-  return fn.nodes[fact.open.front()].event.range;
+  const NodeId cause = ir::certainlyDisabledBy(fn, state.flow.in[node]);
+  if (cause == ir::kNoNode) return std::nullopt;
+  return fn.nodes[cause].event.range;
 }
 
 bool gradDisabledAt(RuleContext& context, size_t unitIndex, NodeId node) {
@@ -213,6 +211,7 @@ private:
 DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
     : fn_(context.module().units[unitIndex]) {
   disabled_.assign(fn_.nodes.size(), false);
+  inference_.assign(fn_.nodes.size(), false);
   causes_.assign(fn_.nodes.size(), ir::SourceRange{});
   for (NodeId id = 0; id < fn_.nodes.size(); ++id) {
     const ir::Event& event = fn_.nodes[id].event;
@@ -221,13 +220,51 @@ DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
     if (!cause) continue;
     disabled_[id] = true;
     causes_[id] = *cause;
+    inference_[id] = event.region == ir::GuardKind::InferenceMode && event.regionDisablesGrad;
     tracked_.push_back(event.var);
   }
   std::sort(tracked_.begin(), tracked_.end());
   tracked_.erase(std::unique(tracked_.begin(), tracked_.end()), tracked_.end());
   if (tracked_.empty()) return;
+  // Views of tracked values (`y = x.detach()`) are tracked too: a view shares its source's data
+  // and keeps what it is (no graph, an inference tensor).
+  std::vector<NodeId> views;
+  for (NodeId id = 0; id < fn_.nodes.size(); ++id) {
+    const ir::Event& event = fn_.nodes[id].event;
+    if (event.kind == EventKind::Assign && !event.viewOf.empty() && !disabled_[id]) {
+      views.push_back(id);
+    }
+  }
+  for (bool grew = !views.empty(); grew;) {
+    grew = false;
+    for (NodeId id : views) {
+      const ir::Event& event = fn_.nodes[id].event;
+      if (std::binary_search(tracked_.begin(), tracked_.end(), event.viewOf) &&
+          !std::binary_search(tracked_.begin(), tracked_.end(), event.var)) {
+        tracked_.insert(std::lower_bound(tracked_.begin(), tracked_.end(), event.var), event.var);
+        grew = true;
+      }
+    }
+  }
   ReachingDefinitions analysis(tracked_);
   flow_ = ir::solveForward(fn_, analysis);
+  // In source order until nothing changes: a view of a view follows its source.
+  for (bool changed = !views.empty(); changed;) {
+    changed = false;
+    for (NodeId id : views) {
+      if (disabled_[id]) continue;
+      const std::vector<NodeId> sources = reaching(id, fn_.nodes[id].event.viewOf);
+      if (sources.empty() ||
+          !std::all_of(sources.begin(), sources.end(), [&](NodeId d) { return disabled_[d]; })) {
+        continue;
+      }
+      disabled_[id] = true;
+      causes_[id] = causes_[sources.front()];
+      inference_[id] = std::any_of(sources.begin(), sources.end(),
+                                   [&](NodeId d) { return inference_[d]; });
+      changed = true;
+    }
+  }
 }
 
 std::vector<NodeId> DisabledDefinitions::reaching(NodeId node, const std::string& var) const {
@@ -242,10 +279,6 @@ std::vector<NodeId> DisabledDefinitions::reaching(NodeId node, const std::string
 
 bool DisabledDefinitions::disabled(NodeId definition) const { return disabled_[definition]; }
 
-bool DisabledDefinitions::inference(NodeId definition) const {
-  const ir::Event& event = fn_.nodes[definition].event;
-  return disabled_[definition] && event.region == ir::GuardKind::InferenceMode &&
-         event.regionDisablesGrad;
-}
+bool DisabledDefinitions::inference(NodeId definition) const { return inference_[definition]; }
 
 } // namespace gradlint::rules

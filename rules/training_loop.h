@@ -54,6 +54,7 @@ private:
   const ir::FunctionIR& fn_;
   std::vector<std::string> tracked_; // sorted
   std::vector<bool> disabled_;       // per node
+  std::vector<bool> inference_;      // per node: an inference tensor (made in, or a view of one)
   std::vector<ir::SourceRange> causes_; // per node
   ir::DataflowResult<Definitions> flow_;
 };

@@ -670,6 +670,7 @@ NodeId UnitLowerer::cleanupChain(const std::vector<const clang::VarDecl*>& objec
       exit.kind = EventKind::ExitGuard;
       exit.guard = kind.guard->kind;
       exit.callee = kind.typeName;
+      exit.var = varName(var);
       exit.range = rangeOf(var->getSourceRange());
       events.push_back(std::move(exit));
     }
@@ -870,6 +871,7 @@ void UnitLowerer::lowerDestructor(const clang::VarDecl* var, const clang::Stmt* 
     exit.kind = EventKind::ExitGuard;
     exit.guard = kind.guard->kind;
     exit.callee = kind.typeName;
+    exit.var = varName(var); // restores the mode its EnterGuard saved
     exit.range = where;
     emit(std::move(exit), nullptr);
   }
@@ -1007,13 +1009,22 @@ void UnitLowerer::lowerSyntacticFindings() {
       continue;
     }
 
+    // A guard is made by its constructor, or, for an aggregate derived from one
+    // (`struct EvalGuard : torch::NoGradGuard {}; EvalGuard{};`), by list-initialisation.
     const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(stmt);
-    if (construct == nullptr || construct->isElidable()) continue;
-    const ObjectKind& kind = tu_.types().classify(construct->getType());
+    const auto* aggregate = llvm::dyn_cast<clang::InitListExpr>(stmt);
+    if (aggregate != nullptr && aggregate->isSyntacticForm() &&
+        aggregate->getSemanticForm() != nullptr) {
+      continue; // the semantic form is the one with the type
+    }
+    const clang::Expr* made = construct != nullptr ? static_cast<const clang::Expr*>(construct)
+                                                   : aggregate;
+    if (made == nullptr || (construct != nullptr && construct->isElidable())) continue;
+    const ObjectKind& kind = tu_.types().classify(made->getType());
     if (kind.kind != ObjectKind::Guard) continue;
     // Climb to the full expression: `T(false)` is a functional cast around the construction.
-    const clang::Stmt* expr = construct;
-    const clang::Stmt* written = construct;
+    const clang::Stmt* expr = made;
+    const clang::Stmt* written = made;
     const clang::Stmt* parent = parents_->getParent(expr);
     while (parent != nullptr &&
            (llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::ExprWithCleanups,
@@ -1028,7 +1039,7 @@ void UnitLowerer::lowerSyntacticFindings() {
     }
     if (!isStatementContext(parent, expr)) continue;
     clang::SourceRange typeRange;
-    if (const auto* temporary = llvm::dyn_cast<clang::CXXTemporaryObjectExpr>(construct)) {
+    if (const auto* temporary = llvm::dyn_cast_or_null<clang::CXXTemporaryObjectExpr>(construct)) {
       typeRange = temporary->getTypeSourceInfo()->getTypeLoc().getSourceRange();
     } else if (const auto* cast = llvm::dyn_cast<clang::CXXFunctionalCastExpr>(written)) {
       typeRange = cast->getTypeInfoAsWritten()->getTypeLoc().getSourceRange();
@@ -1037,11 +1048,16 @@ void UnitLowerer::lowerSyntacticFindings() {
     enter.kind = EventKind::EnterGuard;
     enter.guardTemporary = true;
     enter.guard = kind.guard->kind;
-    enter.value = guardArgument(kind, construct);
+    enter.value = construct != nullptr ? guardArgument(kind, construct) : ir::GradValue::Unknown;
     enter.callee = kind.typeName;
     enter.spelled = textOf(typeRange);
     enter.range = rangeOf(written);
-    for (const clang::Expr* argument : construct->arguments()) {
+    const auto arguments = construct != nullptr
+                               ? llvm::ArrayRef<const clang::Expr*>(construct->getArgs(),
+                                                                    construct->getNumArgs())
+                               : llvm::ArrayRef<const clang::Expr*>(aggregate->getInits(),
+                                                                    aggregate->getNumInits());
+    for (const clang::Expr* argument : arguments) {
       const clang::Expr* value = argument->IgnoreParenImpCasts();
       const auto* boolean = llvm::dyn_cast<clang::CXXBoolLiteralExpr>(value);
       enter.argBools.push_back(boolean == nullptr ? -1 : boolean->getValue() ? 1 : 0);

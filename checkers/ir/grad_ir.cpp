@@ -45,6 +45,7 @@ std::string_view toString(EventKind kind) {
   case EventKind::MoveTo: return "MoveTo";
   case EventKind::Compose: return "Compose";
   case EventKind::LocalFunctionDecl: return "LocalFunctionDecl";
+  case EventKind::Assume: return "Assume";
   }
   return "?";
 }

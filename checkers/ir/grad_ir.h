@@ -67,6 +67,9 @@ enum class EventKind : uint8_t {
   // C++: `T name();` at block scope declares a function (the most vexing parse), so no object
   // is made. callee: the declared return type (qualified), var: the name, spelled: T as written.
   LocalFunctionDecl,
+  // A branch was taken: the condition `var` (a name or attribute path as written, unchanged
+  // until it is assigned again) tested true (value Enabled) or false (value Disabled).
+  Assume,
 };
 
 std::string_view toString(EventKind kind);
@@ -98,6 +101,7 @@ struct Event {
   std::vector<std::string> deps;    // Assign: names the value was computed from
   bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view
   std::string aliasOf;              // Assign: `unet = pipe.unet` -> "pipe.unet"
+  std::string viewOf;               // Assign: `y = x.detach()` -> "x" (a view of the same data)
   bool mayOffload = false;          // Offload: only possibly (device_map="auto", a variable)
   PlacementScope placement = PlacementScope::Hooks; // Offload/ResetPlacement
   std::vector<std::string> components; // Compose: the objects var now holds

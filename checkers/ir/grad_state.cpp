@@ -66,27 +66,141 @@ template <typename Vector> auto findSaved(Vector& saved, const std::string& var)
   return it != saved.end() && it->var == var ? &*it : nullptr;
 }
 
-void storeSaved(GradFact& fact, const std::string& var, bool inherited, const ToggleSet& open) {
+void storeSaved(GradFact& fact, const std::string& var, const ModeState& mode) {
   if (SavedMode* existing = findSaved(fact.saved, var)) {
-    existing->inherited = inherited;
-    existing->open = open;
+    static_cast<ModeState&>(*existing) = mode;
     return;
   }
   auto it = std::lower_bound(fact.saved.begin(), fact.saved.end(), var,
                              [](const SavedMode& s, const std::string& v) { return s.var < v; });
-  fact.saved.insert(it, SavedMode{var, inherited, open});
+  SavedMode saved;
+  static_cast<ModeState&>(saved) = mode;
+  saved.var = var;
+  fact.saved.insert(it, std::move(saved));
 }
 
 // Grad mode becomes whatever `var` saved; a variable never saved on this path is taken to hold
 // the caller's mode, which is what every save at function entry holds.
 void restoreFrom(GradFact& fact, const std::string& var) {
   if (const SavedMode* saved = findSaved(fact.saved, var)) {
-    fact.inherited = saved->inherited;
-    fact.open = saved->open;
+    static_cast<ModeState&>(fact) = static_cast<const ModeState&>(*saved);
   } else {
-    fact.inherited = true;
-    fact.open.clear();
+    static_cast<ModeState&>(fact) = ModeState{};
   }
+}
+
+// Grad mode is set by this function itself to a known or unknown value.
+void setMode(ModeState& mode, bool enabled) {
+  mode.inherited = false;
+  mode.mayBeEnabled = enabled;
+  mode.open.clear();
+  mode.guards.clear();
+  mode.openWhen.clear();
+}
+
+const Assumptions* conditionsOf(const ModeState& mode, NodeId toggle) {
+  auto it = std::lower_bound(mode.openWhen.begin(), mode.openWhen.end(), toggle,
+                             [](const auto& entry, NodeId id) { return entry.first < id; });
+  return it != mode.openWhen.end() && it->first == toggle ? &it->second : nullptr;
+}
+
+// `toggle` comes into force under the branch outcomes `assumed`; when it was in force already
+// (a loop), it is unconditional except for the outcomes both activations share.
+void openToggle(ModeState& mode, NodeId toggle, const Assumptions& assumed) {
+  auto it = std::lower_bound(mode.open.begin(), mode.open.end(), toggle);
+  const bool wasOpen = it != mode.open.end() && *it == toggle;
+  if (!wasOpen) mode.open.insert(it, toggle);
+  auto when = std::lower_bound(mode.openWhen.begin(), mode.openWhen.end(), toggle,
+                               [](const auto& entry, NodeId id) { return entry.first < id; });
+  const bool listed = when != mode.openWhen.end() && when->first == toggle;
+  if (wasOpen) {
+    if (!listed) return;
+    std::erase_if(when->second, [&](const Assumption& a) {
+      return std::find(assumed.begin(), assumed.end(), a) == assumed.end();
+    });
+    if (when->second.empty()) mode.openWhen.erase(when);
+    return;
+  }
+  if (listed) when->second = assumed; // stale entry of a toggle no longer open
+  else if (!assumed.empty()) mode.openWhen.insert(when, {toggle, assumed});
+  if (listed && assumed.empty()) mode.openWhen.erase(when);
+}
+
+// The intersection of two sorted outcome lists; true when `into` lost an entry.
+bool intersectInto(Assumptions& into, const Assumptions& from) {
+  const size_t before = into.size();
+  std::erase_if(into, [&](const Assumption& a) {
+    return std::find(from.begin(), from.end(), a) == from.end();
+  });
+  return into.size() != before;
+}
+
+bool joinMode(ModeState& into, const ModeState& from) {
+  // A toggle's conditions are those of every path on which it is open: intersect where both
+  // sides hold it, take the other side's where only it does.
+  std::vector<std::pair<NodeId, Assumptions>> when;
+  bool changed = false;
+  auto holds = [](const ToggleSet& set, NodeId id) {
+    return std::binary_search(set.begin(), set.end(), id);
+  };
+  for (NodeId toggle : from.open) {
+    const Assumptions* theirs = conditionsOf(from, toggle);
+    if (!holds(into.open, toggle)) {
+      if (theirs != nullptr) when.emplace_back(toggle, *theirs);
+      continue;
+    }
+    const Assumptions* mine = conditionsOf(into, toggle);
+    if (mine == nullptr) continue;
+    Assumptions kept = *mine;
+    if (theirs == nullptr) kept.clear();
+    else intersectInto(kept, *theirs);
+    changed |= kept.size() != mine->size();
+    if (!kept.empty()) when.emplace_back(toggle, std::move(kept));
+  }
+  for (const auto& entry : into.openWhen) {
+    if (!holds(from.open, entry.first)) when.push_back(entry);
+  }
+  std::sort(when.begin(), when.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  changed |= unionInto(into.open, from.open);
+  changed |= unionInto(into.guards, from.guards);
+  into.openWhen = std::move(when);
+  if (from.inherited && !into.inherited) into.inherited = changed = true;
+  if (from.mayBeEnabled && !into.mayBeEnabled) into.mayBeEnabled = changed = true;
+  return changed;
+}
+
+// The path took a branch: toggles that hold only under the opposite outcome are not in force
+// on it.
+void assume(ModeState& mode, const Assumption& outcome) {
+  if (mode.openWhen.empty()) return;
+  std::vector<NodeId> infeasible;
+  for (const auto& [toggle, conditions] : mode.openWhen) {
+    for (const Assumption& condition : conditions) {
+      if (condition.key == outcome.key && condition.holds != outcome.holds) {
+        infeasible.push_back(toggle);
+      }
+    }
+  }
+  for (NodeId toggle : infeasible) {
+    mode.open.erase(std::lower_bound(mode.open.begin(), mode.open.end(), toggle));
+  }
+  std::erase_if(mode.openWhen, [&](const auto& entry) {
+    return std::find(infeasible.begin(), infeasible.end(), entry.first) != infeasible.end();
+  });
+}
+
+// `var` is assigned: what was known of conditions on it (and its attributes) no longer holds.
+bool mentions(const Assumption& condition, const std::string& var) {
+  return condition.key.size() >= var.size() && condition.key.compare(0, var.size(), var) == 0 &&
+         (condition.key.size() == var.size() || condition.key[var.size()] == '.');
+}
+
+void forget(ModeState& mode, const std::string& var) {
+  for (auto& entry : mode.openWhen) {
+    std::erase_if(entry.second, [&](const Assumption& a) { return mentions(a, var); });
+  }
+  std::erase_if(mode.openWhen, [](const auto& entry) { return entry.second.empty(); });
 }
 
 // The argument a call passes for a `restoresArgs` parameter decides what the call does.
@@ -108,23 +222,16 @@ ArgEffect argEffect(const Event& event, const FunctionSummary& summary, std::str
 } // namespace
 
 bool GradStateAnalysis::join(GradFact& into, const GradFact& from) const {
-  bool changed = unionInto(into.open, from.open);
-  if (from.inherited && !into.inherited) {
-    into.inherited = true;
-    changed = true;
-  }
+  bool changed = joinMode(into, from);
   for (const SavedMode& saved : from.saved) {
     if (SavedMode* mine = findSaved(into.saved, saved.var)) {
-      changed |= unionInto(mine->open, saved.open);
-      if (saved.inherited && !mine->inherited) {
-        mine->inherited = true;
-        changed = true;
-      }
+      changed |= joinMode(*mine, saved);
     } else {
-      storeSaved(into, saved.var, saved.inherited, saved.open);
+      storeSaved(into, saved.var, saved);
       changed = true;
     }
   }
+  changed |= intersectInto(into.assumed, from.assumed);
   return changed;
 }
 
@@ -141,14 +248,13 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
   switch (event.kind) {
   case EventKind::SetGrad: {
     GradFact out = in;
-    out.inherited = false;
-    out.open.clear();
-    if (event.value != GradValue::Enabled) out.open.push_back(id);
+    setMode(out, event.value == GradValue::Enabled);
+    if (event.value != GradValue::Enabled) openToggle(out, id, in.assumed);
     return out;
   }
   case EventKind::SaveGrad: {
     GradFact out = in;
-    storeSaved(out, event.var, in.inherited, in.open);
+    storeSaved(out, event.var, in);
     return out;
   }
   case EventKind::RestoreGrad: {
@@ -158,22 +264,61 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
   }
   case EventKind::RestoreArg: {
     GradFact out = in;
-    out.inherited = true;
-    out.open.clear();
+    static_cast<ModeState&>(out) = ModeState{};
     return out;
   }
-  // A grad-mode with-block saves the mode on entry and puts it back on exit, so a toggle inside
-  // `with torch.enable_grad():` ends with the block.
+  // A grad-mode with-block (or decorator) saves the mode on entry and puts it back on exit, so
+  // a toggle inside `with torch.no_grad():` ends with the block; inside, the block's mode holds.
   case EventKind::EnterGuard: {
     if (event.guard == GuardKind::Other || event.var.empty()) return in;
     GradFact out = in;
-    storeSaved(out, event.var, in.inherited, in.open);
+    storeSaved(out, event.var, in);
+    bool disables = false;
+    switch (event.guard) {
+    case GuardKind::NoGrad: setMode(out, false); disables = true; break;
+    case GuardKind::EnableGrad: setMode(out, true); break;
+    // inference_mode(False) leaves grad mode alone.
+    case GuardKind::InferenceMode:
+      if (event.value != GradValue::Disabled) setMode(out, false);
+      disables = event.value != GradValue::Disabled;
+      break;
+    // set_grad_enabled(flag): either mode.
+    case GuardKind::SetGradEnabled:
+      setMode(out, event.value != GradValue::Disabled);
+      disables = event.value == GradValue::Disabled;
+      break;
+    case GuardKind::Other: break;
+    }
+    if (disables) out.guards.push_back(id);
     return out;
   }
   case EventKind::ExitGuard: {
     if (event.guard == GuardKind::Other || event.var.empty()) return in;
     GradFact out = in;
     restoreFrom(out, event.var);
+    return out;
+  }
+  case EventKind::Assume: {
+    GradFact out = in;
+    const Assumption outcome{event.var, event.value == GradValue::Enabled};
+    assume(out, outcome);
+    for (SavedMode& saved : out.saved) assume(saved, outcome);
+    auto it = std::lower_bound(out.assumed.begin(), out.assumed.end(), outcome.key,
+                               [](const Assumption& a, const std::string& k) { return a.key < k; });
+    if (it != out.assumed.end() && it->key == outcome.key) it->holds = outcome.holds;
+    else out.assumed.insert(it, outcome);
+    return out;
+  }
+  case EventKind::Assign: {
+    const auto mentioned = [&](const Assumption& a) { return mentions(a, event.var); };
+    if (event.var.empty() || (std::none_of(in.assumed.begin(), in.assumed.end(), mentioned) &&
+                              in.openWhen.empty() && in.saved.empty())) {
+      return in;
+    }
+    GradFact out = in;
+    std::erase_if(out.assumed, mentioned);
+    forget(out, event.var);
+    for (SavedMode& saved : out.saved) forget(saved, event.var);
     return out;
   }
   case EventKind::Call: {
@@ -183,21 +328,16 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     std::string var;
     switch (argEffect(event, *summary, &var)) {
     case ArgEffect::Restore: restoreFrom(out, var); return out;
-    case ArgEffect::Enable: out.inherited = false; out.open.clear(); return out;
-    case ArgEffect::Disable: out.inherited = false; out.open.assign(1, id); return out;
+    case ArgEffect::Enable: setMode(out, true); return out;
+    case ArgEffect::Disable:
+      setMode(out, false);
+      openToggle(out, id, in.assumed);
+      return out;
     case ArgEffect::None: break;
     }
-    if (summary->returnsSavedMode && !event.var.empty()) {
-      storeSaved(out, event.var, in.inherited, in.open);
-    }
-    if (!summary->mayLeaveInherited) {
-      out.inherited = false;
-      out.open.clear();
-    }
-    if (summary->mayLeaveDisabled) {
-      auto it = std::lower_bound(out.open.begin(), out.open.end(), id);
-      if (it == out.open.end() || *it != id) out.open.insert(it, id);
-    }
+    if (summary->returnsSavedMode && !event.var.empty()) storeSaved(out, event.var, in);
+    if (!summary->mayLeaveInherited) setMode(out, !summary->mayLeaveDisabled);
+    if (summary->mayLeaveDisabled) openToggle(out, id, in.assumed);
     return out;
   }
   default: return in;
@@ -213,6 +353,18 @@ GradFact GradStateAnalysis::exceptionFact(NodeId id, const Node& node, const Gra
                         (effect == ArgEffect::None && !summary->mayLeaveDisabled &&
                          !summary->mayLeaveInherited);
   return restores ? transfer(id, node, in) : in;
+}
+
+NodeId certainlyDisabledBy(const FunctionIR& fn, const ModeState& fact) {
+  if (fact.inherited || fact.mayBeEnabled) return kNoNode;
+  // Every toggle in force must turn grad off (not `set_grad_enabled(flag)`).
+  const bool allDisable = std::all_of(fact.open.begin(), fact.open.end(), [&](NodeId toggle) {
+    const Event& t = fn.nodes[toggle].event;
+    return t.kind == EventKind::Call || t.value == GradValue::Disabled;
+  });
+  if (!allDisable) return kNoNode;
+  if (!fact.guards.empty()) return fact.guards.front();
+  return fact.open.empty() ? kNoNode : fact.open.front();
 }
 
 bool isToggle(const Node& node, const GradStateAnalysis& analysis) {

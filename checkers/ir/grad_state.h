@@ -72,16 +72,32 @@ private:
 // A small sorted set of node ids (toggles). Functions hold few toggles, so a vector wins.
 using ToggleSet = std::vector<NodeId>;
 
-struct SavedMode {
-  std::string var;
-  bool inherited = true;
-  ToggleSet open;
+// A branch outcome that holds on a path: condition `key` tested `holds`.
+struct Assumption {
+  std::string key;
+  bool holds = true;
+  bool operator==(const Assumption&) const = default;
+};
+using Assumptions = std::vector<Assumption>; // sorted by key, one outcome per key
+
+// The grad mode at a point, as the union over the paths reaching it.
+struct ModeState {
+  bool inherited = true;     // the caller's grad mode may still be in effect
+  bool mayBeEnabled = false; // some path turned grad on itself (set_grad_enabled(True), ...)
+  ToggleSet open;            // toggles whose effect may be in force
+  ToggleSet guards;          // disabling regions in force (no_grad blocks): they restore on exit
+  // Open toggles made under branch outcomes (`if self.flag:`), sorted by toggle: every path on
+  // which the toggle is in force took those branches. Toggles not listed hold unconditionally.
+  std::vector<std::pair<NodeId, Assumptions>> openWhen;
 };
 
-struct GradFact {
-  bool inherited = true; // the caller's grad mode may still be in effect
-  ToggleSet open;        // toggles whose effect may be in force
+struct SavedMode : ModeState {
+  std::string var;
+};
+
+struct GradFact : ModeState {
   std::vector<SavedMode> saved; // sorted by var
+  Assumptions assumed;          // branch outcomes that hold on every path here
 };
 
 class GradStateAnalysis {
@@ -107,6 +123,11 @@ private:
 // A node that starts a toggle: SetGrad that may disable, or a call to a function whose summary
 // says it may return with grad disabled.
 bool isToggle(const Node& node, const GradStateAnalysis& analysis);
+
+// The node that makes grad certainly off at a point whose fact is `fact`: the disabling toggle
+// in force on every path, or the disabling region entered (a with-block, or the synthetic
+// enter of a grad-mode decorator). kNoNode when grad may be on there.
+NodeId certainlyDisabledBy(const FunctionIR& fn, const ModeState& fact);
 
 // A place where a toggle's effect escapes the function.
 struct Leak {

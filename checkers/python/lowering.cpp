@@ -200,6 +200,9 @@ bool isMainGuard(TSNode condition, std::string_view source) {
 
 class ModuleLowering;
 
+TSNode firstPositionalArgument(TSNode call);
+std::string_view conditionKey(TSNode node, std::string_view source);
+
 class UnitLowerer {
 public:
   UnitLowerer(ModuleLowering& module, const UnitSource& unit, ir::FunctionIR& fn);
@@ -242,6 +245,11 @@ private:
   void lowerStatement(TSNode statement, int depth);
   void lowerAssignment(TSNode assignment);
   void lowerIf(TSNode statement, int depth);
+  // On the path where `condition` tested `taken`: Assume events for what that says about
+  // names and attribute paths (`flag`, `self.training`, `not x`, `a and b`).
+  void emitAssumptions(TSNode condition, bool taken);
+  // Conditions tested by one `if` only correlate with nothing: their Assume events become Nop.
+  void forgetUncorrelatedConditions();
   void lowerWhile(TSNode statement, int depth);
   void lowerFor(TSNode statement, int depth);
   void lowerWith(TSNode statement, int depth);
@@ -259,6 +267,7 @@ private:
   bool lowerTrainingCall(TSNode call, TSNode function, const std::string& callee);
   void emitAssign(TSNode at, std::string var, std::vector<std::string> deps, bool freshValue);
   bool isOptimizer(std::string_view receiver) const;
+  bool optimizerOverNewLeaves(TSNode value, const std::string& callee) const;
   // `x.clone()` is a new tensor: the value no longer depends on how `x` was made.
   void dropClonedDependency(TSNode call, std::vector<std::string>& deps) const;
   // Offload, placement reset and training of objects (GL201/GL202); true when lowered.
@@ -293,6 +302,9 @@ private:
   std::vector<Loop> loops_;
   std::vector<Region> regions_;
   size_t comprehensionDepth_ = 0;
+  // Per condition key: the first `if` (start byte) that tested it, and whether another did.
+  std::unordered_map<std::string, std::pair<uint32_t, bool>> conditionTests_;
+  std::unordered_map<std::string, NodeId> lastAssign_; // var -> its latest Assign, in source order
   // Object tracking for the offload rules, flow-insensitive within the unit:
   std::unordered_map<std::string, std::vector<std::string>> parameterSources_; // params = X.parameters()
   std::unordered_map<std::string, std::string> loopParameters_; // for p in X.parameters()
@@ -938,11 +950,31 @@ void UnitLowerer::lower() {
     std::string name = module_.resolver.resolve(expression, source_);
     // @torch.no_grad() and friends make the whole body a grad-mode region.
     const GradApi api = rules::classifyPythonName(name);
-    if (rules::isGradContext(api)) {
+    if (rules::isGradContext(api) && unit_.kind == ir::UnitKind::Function) {
       const ir::GradValue mode = isNull(call) ? ir::GradValue::Unknown : modeArgument(call, source_);
       regions_.push_back({guardKindOf(api), guardDisablesGrad(guardKindOf(api), mode), kNoNode});
+      // The decorator runs the body in its context, which restores on every exit: an enter
+      // at entry, an exit at each return and on the way out of an exception.
+      Event enter;
+      enter.kind = EventKind::EnterGuard;
+      enter.guard = guardKindOf(api);
+      enter.value = mode;
+      enter.callee = name;
+      enter.var = fmt::format("<decorator@{}>", ts_node_start_byte(decorator));
+      enter.range = fn_.nameRange;
+      emit(enter);
+      Cleanup cleanup;
+      cleanup.guard = enter.guard;
+      cleanup.key = enter.var;
+      cleanup.range = fn_.nameRange;
+      cleanups_.push_back(cleanup);
     }
     fn_.decorators.push_back(name.empty() ? std::string(text(expression, source_)) : name);
+  }
+  NodeId decoratorRaiseLanding = kNoNode;
+  if (!cleanups_.empty()) {
+    decoratorRaiseLanding = newNode(Event{});
+    exceptionTarget_ = decoratorRaiseLanding;
   }
   if (unit_.classUnit >= 0 && !fn_.params.empty() && !fn_.hasDecorator("staticmethod")) {
     fn_.params.erase(fn_.params.begin());
@@ -977,11 +1009,24 @@ void UnitLowerer::lower() {
   }
   }
   if (current_ != kNoNode) {
+    lowerJumpCleanups(0);
     Event fallThrough;
     fallThrough.kind = EventKind::FallThrough;
     fallThrough.range = isNull(last) ? fn_.nameRange : rangeOf(last);
     link(emit(fallThrough), fn_.normalExit);
   }
+  if (decoratorRaiseLanding != kNoNode) {
+    exceptionTarget_ = fn_.exceptionalExit;
+    current_ = decoratorRaiseLanding;
+    lowerJumpCleanups(0);
+    Event reraise;
+    reraise.kind = EventKind::Raise;
+    reraise.mayRaise = true;
+    reraise.range = fn_.nameRange;
+    emit(reraise);
+    current_ = kNoNode;
+  }
+  forgetUncorrelatedConditions();
 }
 
 void UnitLowerer::lowerStatements(const std::vector<TSNode>& statements, int depth) {
@@ -1155,7 +1200,52 @@ void UnitLowerer::emitAssign(TSNode at, std::string var, std::vector<std::string
   assign.deps = std::move(deps);
   assign.freshValue = freshValue;
   assign.range = rangeOf(at);
-  emit(assign);
+  const std::string bound = assign.var;
+  lastAssign_[bound] = emit(assign);
+}
+
+// Methods whose result is a view of the receiver's data: of an inference tensor, an inference
+// tensor too (`.detach()` included; only a copy such as `.clone()` is a normal tensor).
+bool isViewMethod(std::string_view method) {
+  static constexpr std::string_view kViews[] = {
+      "detach", "detach_", "view", "view_as", "reshape", "t", "transpose", "permute", "squeeze",
+      "unsqueeze", "expand", "expand_as", "narrow", "flatten", "unflatten", "as_strided"};
+  return std::find(std::begin(kViews), std::end(kViews), method) != std::end(kViews);
+}
+
+// `y = x.detach()`, `y = x.detach().view(-1)`: "x"; "" for anything else.
+std::string viewSource(TSNode value, std::string_view source) {
+  TSNode receiver = unparenthesize(value);
+  bool viewed = false;
+  while (kindOf(receiver) == Kind::call) {
+    TSNode function = unparenthesize(field(receiver, fields().function));
+    if (kindOf(function) != Kind::attribute ||
+        !isViewMethod(text(field(function, fields().attribute), source))) {
+      return {};
+    }
+    receiver = unparenthesize(field(function, fields().object));
+    viewed = true;
+  }
+  return !viewed || conditionKey(receiver, source).empty() ? std::string()
+                                                           : std::string(text(receiver, source));
+}
+
+// `torch.optim.X([a, b], ...)` inside a loop over tensors each bound earlier in the same
+// iteration (new leaves): the optimizer starts from tensors that hold no gradient yet.
+bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee) const {
+  if (loops_.empty() || !callee.starts_with("torch.optim.") ||
+      callee.find("lr_scheduler") != std::string::npos) {
+    return false;
+  }
+  const TSNode first = firstPositionalArgument(value);
+  if (isNull(first) || (kindOf(first) != Kind::list && kindOf(first) != Kind::tuple)) return false;
+  const std::vector<TSNode> elements = children(first);
+  if (elements.empty()) return false;
+  return std::all_of(elements.begin(), elements.end(), [&](TSNode element) {
+    if (kindOf(element) != Kind::identifier) return false;
+    const auto bound = lastAssign_.find(std::string(text(element, source_)));
+    return bound != lastAssign_.end() && bound->second > loops_.back().breakTarget;
+  });
 }
 
 void UnitLowerer::lowerAssignment(TSNode assignment) {
@@ -1190,10 +1280,13 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
       const std::string callee = kindOf(value) == Kind::call
                                      ? module_.resolver.resolve(field(value, f.function), source_)
                                      : std::string();
-      emitAssign(assignment, targetText, std::move(deps), isFreshCopy(value, source_, callee));
+      const bool newOptimizer = kindOf(value) == Kind::call && optimizerOverNewLeaves(value, callee);
+      emitAssign(assignment, targetText, std::move(deps),
+                 isFreshCopy(value, source_, callee) || newOptimizer);
       if (kindOf(value) == Kind::identifier || kindOf(value) == Kind::attribute) {
         fn_.nodes[current_].event.aliasOf = std::string(text(value, source_));
       }
+      fn_.nodes[current_].event.viewOf = viewSource(value, source_);
       if (text(value, source_).find("parameters(") != std::string_view::npos) {
         parameterSources_[targetText] = parameterOwners(value);
       }
@@ -1219,18 +1312,92 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
     }
     return;
   }
-  // Other targets (subscripts, starred, mismatched tuples): the value still runs.
+  // Other targets (subscripts, starred, mismatched tuples): the value still runs, and the names
+  // unpacked (`a, b = f(x)`) are bound anew.
   TSNode right = field(assignment, f.right);
   while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
-  lowerExpression(right, Role::Other);
+  std::vector<std::string> deps;
+  lowerExpression(right, Role::Other, {}, &deps);
+  const TSNode left = field(assignment, f.left);
+  const Kind leftKind = kindOf(left);
+  if (leftKind == Kind::pattern_list || leftKind == Kind::tuple_pattern ||
+      leftKind == Kind::list_pattern) {
+    for (TSNode part : children(left)) {
+      if (kindOf(part) == Kind::identifier || kindOf(part) == Kind::attribute) {
+        emitAssign(part, std::string(text(part, source_)), deps, false);
+      }
+    }
+  }
+}
+
+// The name or attribute path a condition tests (`flag`, `self.cfg.flag`), or "".
+std::string_view conditionKey(TSNode node, std::string_view source) {
+  TSNode at = node;
+  while (kindOf(at) == Kind::attribute) at = unparenthesize(field(at, fields().object));
+  return kindOf(at) == Kind::identifier ? text(node, source) : std::string_view();
+}
+
+void UnitLowerer::emitAssumptions(TSNode condition, bool taken) {
+  // Iterative over `not`/`and`/`or`: a long chain of `and`s nests deep.
+  std::vector<std::pair<TSNode, bool>> pending{{condition, taken}};
+  while (!pending.empty()) {
+    auto [node, holds] = pending.back();
+    pending.pop_back();
+    node = unparenthesize(node);
+    switch (kindOf(node)) {
+    case Kind::not_operator: {
+      std::vector<TSNode> operand = children(node);
+      if (!operand.empty()) pending.emplace_back(operand.back(), !holds);
+      break;
+    }
+    case Kind::boolean_operator: {
+      // `a and b` taken says both hold; `a or b` not taken says neither does.
+      const TSNode op = ts_node_child_by_field_name(node, "operator", 8);
+      const bool conjunction = !isNull(op) && std::string_view(ts_node_type(op)) == "and";
+      if (conjunction == holds) {
+        pending.emplace_back(field(node, fields().right), holds);
+        pending.emplace_back(field(node, fields().left), holds);
+      }
+      break;
+    }
+    case Kind::identifier:
+    case Kind::attribute: {
+      const std::string_view key = conditionKey(node, source_);
+      if (key.empty() || key == "True" || key == "False") break;
+      Event assumption;
+      assumption.kind = EventKind::Assume;
+      assumption.var = std::string(key);
+      assumption.value = holds ? ir::GradValue::Enabled : ir::GradValue::Disabled;
+      assumption.range = rangeOf(node);
+      emit(assumption);
+      const uint32_t test = ts_node_start_byte(condition);
+      auto [entry, first] = conditionTests_.try_emplace(assumption.var, test, false);
+      if (!first && entry->second.first != test) entry->second.second = true;
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+void UnitLowerer::forgetUncorrelatedConditions() {
+  for (ir::Node& node : fn_.nodes) {
+    if (node.event.kind != EventKind::Assume) continue;
+    const auto found = conditionTests_.find(node.event.var);
+    if (found != conditionTests_.end() && found->second.second) continue;
+    node.event.kind = EventKind::Nop;
+    node.event.var.clear();
+  }
 }
 
 void UnitLowerer::lowerIf(TSNode statement, int depth) {
   const Fields& f = fields();
-  lowerExpression(field(statement, f.condition), Role::Other);
-  lowerDeviceMapCheck(field(statement, f.condition));
+  TSNode condition = field(statement, f.condition);
+  lowerExpression(condition, Role::Other);
+  lowerDeviceMapCheck(condition);
   NodeId branchPoint = current_;
   std::vector<NodeId> ends;
+  emitAssumptions(condition, true);
   lowerBlock(field(statement, f.consequence), depth + 1);
   ends.push_back(current_);
   bool hasElse = false;
@@ -1238,12 +1405,16 @@ void UnitLowerer::lowerIf(TSNode statement, int depth) {
     const Kind kind = kindOf(clause);
     if (kind == Kind::elif_clause) {
       current_ = branchPoint;
-      lowerExpression(field(clause, f.condition), Role::Other);
+      emitAssumptions(condition, false);
+      condition = field(clause, f.condition);
+      lowerExpression(condition, Role::Other);
       branchPoint = current_;
+      emitAssumptions(condition, true);
       lowerBlock(field(clause, f.consequence), depth + 1);
       ends.push_back(current_);
     } else if (kind == Kind::else_clause) {
       current_ = branchPoint;
+      emitAssumptions(condition, false);
       lowerBlock(field(clause, f.body), depth + 1);
       ends.push_back(current_);
       hasElse = true;
@@ -1254,7 +1425,11 @@ void UnitLowerer::lowerIf(TSNode statement, int depth) {
   const bool guardsGradient =
       text(field(statement, f.condition), source_).ends_with(".grad is not None") &&
       ends.size() == 1;
-  if (!hasElse && !guardsGradient) ends.push_back(branchPoint);
+  if (!hasElse && !guardsGradient) {
+    current_ = branchPoint;
+    emitAssumptions(condition, false);
+    ends.push_back(current_);
+  }
   current_ = joinAll(ends);
 }
 

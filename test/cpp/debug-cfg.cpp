@@ -15,13 +15,13 @@ void work();
 // CHECK-NEXT:   5: EnterGuard(no_grad) c10::NoGradGuard var=no_grad @[[@LINE+6]]:3 -> 6
 // CHECK-NEXT:   6: Call work @[[@LINE+6]]:3 -> 9 !7
 // CHECK-NEXT:   7: RestoreGrad var=no_grad @[[@LINE+4]]:3 -> 8
-// CHECK-NEXT:   8: ExitGuard(no_grad) c10::NoGradGuard @[[@LINE+3]]:3 -> 2
+// CHECK-NEXT:   8: ExitGuard(no_grad) c10::NoGradGuard var=no_grad @[[@LINE+3]]:3 -> 2
 // CHECK-NEXT:   9: RestoreGrad var=no_grad @[[@LINE+4]]:1 -> 10
 void guarded() {
   torch::NoGradGuard no_grad;
   work();
 }
-// CHECK-NEXT:   10: ExitGuard(no_grad) c10::NoGradGuard @[[@LINE-1]]:1 -> 11
+// CHECK-NEXT:   10: ExitGuard(no_grad) c10::NoGradGuard var=no_grad @[[@LINE-1]]:1 -> 11
 // CHECK-NEXT:   11: FallThrough @[[@LINE-2]]:1 -> 1
 
 // A noexcept function has no exception edges: an exception there terminates.

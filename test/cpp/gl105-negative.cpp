@@ -40,3 +40,10 @@ void other_types() {
   Timer();
   torch::randn(2);
 }
+
+// The derived aggregate named: it guards its scope.
+struct EvalGuard : torch::NoGradGuard {};
+void aggregate_named() {
+  EvalGuard guard{};
+  work();
+}

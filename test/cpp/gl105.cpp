@@ -56,3 +56,11 @@ void in_lambda() {
   };
   run();
 }
+
+// An aggregate derived from a guard, list-initialised: an unnamed temporary all the same.
+struct EvalGuard : torch::NoGradGuard {};
+void aggregate_temporary() {
+  // CHECK: [[@LINE+1]]:3: GL105 `EvalGuard{}` creates an unnamed `EvalGuard` that is destroyed at the end of this statement
+  EvalGuard{};
+  work();
+}

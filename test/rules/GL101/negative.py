@@ -214,3 +214,57 @@ def dispatch(model, command):
 if __name__ == "__main__":
     torch.set_grad_enabled(False)
     print(with_no_grad(None, None))
+
+
+# A toggle inside a region that restores for it: the decorator's context restores the mode it
+# found when the function returns (classifier guidance turns grad on and off inside).
+@torch.no_grad()
+def guided_sample(model, x, steps):
+    for t in range(steps):
+        torch.set_grad_enabled(True)
+        x_in = x.detach().requires_grad_()
+        model(x_in, t).sum().backward()
+        torch.set_grad_enabled(False)
+        x = x - x_in.grad
+    return x
+
+
+@torch.inference_mode()
+def decorated_inference(model, x):
+    torch.set_grad_enabled(False)
+    return model(x)
+
+
+def inside_with(model, x):
+    with torch.no_grad():
+        torch.set_grad_enabled(True)
+        y = model(x)
+        torch.set_grad_enabled(False)
+    return y
+
+
+# The same unchanged condition decides the toggle and its restore: no path takes one without
+# the other (the restore to a constant is GL107's).
+class AsymmetricLoss:
+    def __init__(self, disable_grad):
+        self.disable_grad = disable_grad
+
+    def __call__(self, x, y):
+        if self.disable_grad:
+            torch.set_grad_enabled(False)
+        weight = (1 - x * y) ** 2
+        if self.disable_grad:
+            torch.set_grad_enabled(True)  # noqa: GL107
+        return weight
+
+
+def correlated_parameter(model, x, frozen):
+    if not frozen:
+        pass
+    else:
+        prev = torch.is_grad_enabled()
+        torch.set_grad_enabled(False)  # noqa: GL104
+    out = model(x)
+    if frozen:
+        torch.set_grad_enabled(prev)
+    return out

@@ -161,3 +161,35 @@ def careful_caller(model, batch):
 # A lambda that toggles as a side effect of its body (the tuple is not a context manager).
 # CHECK: [[@LINE+1]]:26: GL101 `torch.set_grad_enabled(False)` disables grad mode and `<lambda>` returns with it still disabled
 to_eval = lambda model: (torch.set_grad_enabled(False), model.eval())
+
+
+# The twin of a toggle inside a decorated function: without the decorator nothing restores.
+def undecorated_sample(model, x):
+    torch.set_grad_enabled(True)
+    out = model(x)
+    # CHECK: [[@LINE+1]]:5: GL101 `torch.set_grad_enabled(False)` disables grad mode and `undecorated_sample` returns with it still disabled
+    torch.set_grad_enabled(False)
+    return out
+
+
+# The twin of correlated conditions: the condition is reassigned between the two tests, so the
+# path that takes the first branch and skips the second exists.
+class ChangedCondition:
+    def __call__(self, x):
+        if self.disable_grad:
+            # CHECK: [[@LINE+1]]:13: GL101 `torch.set_grad_enabled(False)` disables grad mode and `ChangedCondition.__call__` returns with it still disabled
+            torch.set_grad_enabled(False)
+        self.disable_grad = x.numel() > 4
+        if self.disable_grad:
+            torch.set_grad_enabled(True)  # noqa: GL107
+        return x
+
+
+def different_conditions(model, x, a, b):
+    if a:
+        # CHECK: [[@LINE+1]]:9: GL101 `torch.set_grad_enabled(False)` disables grad mode and `different_conditions` returns with it still disabled
+        torch.set_grad_enabled(False)
+    out = model(x)
+    if b:
+        torch.set_grad_enabled(True)  # noqa: GL107
+    return out

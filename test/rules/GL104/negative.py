@@ -60,3 +60,14 @@ def evaluate_with_helpers(model, batch):
         return model(batch)
     finally:
         _leave(prev)
+
+
+# A private helper that only disables never restores: its caller gets the GL101, and there is
+# no restore that an exception could skip.
+def _disable_autograd(model):
+    torch.set_grad_enabled(False)
+    model.eval()
+
+
+def prepare(model):
+    _disable_autograd(model)  # noqa: GL101

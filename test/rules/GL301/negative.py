@@ -174,3 +174,15 @@ def helper_backward(model, loader, opt):
     for x in loader:
         _backward(model, x)
         opt.step()
+
+
+# A new optimizer over a new leaf tensor in every iteration: nothing carries over from one
+# iteration's step to the next backward (adversarial inputs, guidance refinement).
+def refine(model, x, steps):
+    for _ in range(steps):
+        x_in = x.detach().requires_grad_()
+        opt = torch.optim.SGD([x_in], lr=0.1)
+        loss = model(x_in).sum()
+        loss.backward()
+        opt.step()
+        x = x_in

@@ -154,3 +154,15 @@ def train_several(model, loader, opt_g, d_opt, encoder_optim):
         d_opt.step()
         # CHECK: [[@LINE+1]]:9: GL301 `encoder_optim.step()` applies the gradients, but nothing resets them
         encoder_optim.step()
+
+
+# The twin of a fresh optimizer per iteration: the leaf is made once, outside the loop, so its
+# gradient accumulates across the optimizers.
+def refine_same_leaf(model, x, steps):
+    x_in = x.detach().requires_grad_()
+    for _ in range(steps):
+        opt = torch.optim.SGD([x_in], lr=0.1)
+        loss = model(x_in).sum()
+        loss.backward()
+        # CHECK: [[@LINE+1]]:9: GL301 `opt.step()` applies the gradients, but nothing resets them before the next `backward()`
+        opt.step()

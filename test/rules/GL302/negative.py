@@ -94,3 +94,31 @@ def logged_only(model, x, log):
     log(accuracy)
     loss = model(x).sum()
     loss.backward()
+
+
+# Grad turned back on inside a no_grad region: the loss is computed with grad on (classifier
+# guidance in a sampler under `@torch.no_grad()` or `with torch.no_grad():`).
+@torch.no_grad()
+def guidance(model, classifier, x):
+    torch.set_grad_enabled(True)
+    x_in = x.detach().requires_grad_()
+    loss = classifier(x_in).sum()
+    loss.backward()
+    torch.set_grad_enabled(False)
+    return model(x) - x_in.grad
+
+
+def guidance_with(classifier, x):
+    with torch.no_grad():
+        torch.set_grad_enabled(True)
+        loss = classifier(x).sum()
+        loss.backward()
+        torch.set_grad_enabled(False)
+    return x
+
+
+def inner_enable_grad(classifier, x):
+    with torch.no_grad():
+        with torch.enable_grad():
+            loss = classifier(x).sum()
+            loss.backward()

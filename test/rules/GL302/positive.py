@@ -124,3 +124,13 @@ class Trainer:
             self.loss = self.model(x).sum()
         # CHECK: [[@LINE+1]]:9: GL302 `self.loss` was computed with grad disabled, so it has no autograd graph
         self.loss.backward()
+
+
+# The twin of guidance under a decorator: grad is back off by the time the loss is computed.
+@torch.no_grad()
+def guidance_too_late(classifier, x):
+    torch.set_grad_enabled(True)
+    torch.set_grad_enabled(False)
+    loss = classifier(x).sum()
+    # CHECK: [[@LINE+1]]:5: GL302 `loss` was computed with grad disabled
+    loss.backward()

@@ -76,3 +76,12 @@ def redefined(backbone, head, x):
     feats = backbone(x)
     loss = head(feats).sum()
     loss.backward()
+
+
+# Detached, then cloned outside inference mode: a normal tensor.
+def detached_then_cloned(backbone, head, x):
+    with torch.inference_mode():
+        feats = backbone(x)
+    feats = feats.detach().clone()
+    loss = head(feats).sum()
+    loss.backward()

@@ -79,3 +79,22 @@ def autograd_backward(backbone, head, x):
     # CHECK: [[@LINE+1]]:5: GL304 `feats` is an inference tensor (made under `torch.inference_mode()`) and is used to compute `loss`, which is backpropagated
     loss = head(feats).sum()
     torch.autograd.backward(loss)
+
+
+# `.detach()` of an inference tensor is still an inference tensor (a view of the same data).
+def detached(backbone, head, x):
+    with torch.inference_mode():
+        feats = backbone(x)
+    feats = feats.detach()
+    # CHECK: [[@LINE+1]]:5: GL304 `feats` is an inference tensor (made under `torch.inference_mode()`) and is used to compute `loss`, which is backpropagated
+    loss = head(feats).sum()
+    loss.backward()
+
+
+def detached_into(backbone, head, x):
+    with torch.inference_mode():
+        feats = backbone(x)
+    frozen = feats.detach().view(-1)
+    # CHECK: [[@LINE+1]]:5: GL304 `frozen` is an inference tensor (made under `torch.inference_mode()`) and is used to compute `loss`
+    loss = head(frozen).sum()
+    loss.backward()
