@@ -103,6 +103,7 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
   cpp::CppFileResult result = cpp::analyzeCppFile(*state.source, options.cppCommands.get());
   state.lowered->module = std::move(result.module);
   state.lowered->suppressions = std::move(result.suppressions);
+  state.lowered->frontendDiagnostics = std::move(result.frontendDiagnostics);
   state.lowered->warnings = std::move(result.warnings);
 #else
   (void)options;

@@ -365,6 +365,11 @@ int runDebugCfg(const std::string& path, const std::vector<std::string>& compile
     const auto commands =
         cpp::CompileCommands::load(cpp::CompileOptions{"", compileArgs, true}, error);
     const cpp::CppFileResult lowered = cpp::analyzeCppFile(source, commands.get());
+    for (const Diagnostic& compileError : lowered.frontendDiagnostics) {
+      std::cerr << fmt::format("gradlint: warning: {}:{}:{}: {}\n", path,
+                               compileError.range.startLine + 1, compileError.range.startColumn + 1,
+                               compileError.message);
+    }
     for (const std::string& warning : lowered.warnings) {
       std::cerr << "gradlint: warning: " << warning << '\n';
     }

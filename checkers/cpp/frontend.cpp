@@ -7,6 +7,7 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <mutex>
 
 #ifndef GRADLINT_CLANG_RESOURCE_DIR
@@ -61,6 +63,13 @@ std::string currentDirectory() {
   return std::string(cwd);
 }
 
+// A path as the user sees it: relative to the working folder when it is under it.
+std::string displayPathOf(llvm::StringRef path) {
+  static const std::string cwd = currentDirectory() + "/";
+  if (path.starts_with(cwd)) return path.substr(cwd.size()).str();
+  return path.str();
+}
+
 // One compile command, handed to ClangTool.
 class SingleCommandDatabase : public clang::tooling::CompilationDatabase {
 public:
@@ -76,6 +85,8 @@ private:
   clang::tooling::CompileCommand command_;
 };
 
+// Counts the compiler's errors and keeps the first: its message, where it is, and the place in
+// the main file it comes from (itself, or the #include that leads to the header it is in).
 class ErrorCounter : public clang::DiagnosticConsumer {
 public:
   ErrorCounter(std::string mainPath, std::string displayPath)
@@ -89,28 +100,82 @@ public:
     if (!first_.empty()) return;
     llvm::SmallString<160> message;
     info.FormatDiagnostic(message);
+    message_ = std::string(message);
+    missingFile_ = info.getID() == clang::diag::err_pp_file_not_found;
     std::string where;
     if (info.getLocation().isValid() && info.hasSourceManager()) {
-      const clang::PresumedLoc presumed =
-          info.getSourceManager().getPresumedLoc(info.getLocation());
+      const clang::SourceManager& sources = info.getSourceManager();
+      const clang::SourceLocation location = sources.getExpansionLoc(info.getLocation());
+      const clang::PresumedLoc presumed = sources.getPresumedLoc(location);
       if (presumed.isValid()) {
         std::string file = presumed.getFilename();
-        if (file == mainPath_) file = displayPath_;
+        file = file == mainPath_ ? displayPath_ : displayPathOf(file);
         where = fmt::format("{}:{}:{}: ", file, presumed.getLine(), presumed.getColumn());
       }
+      // Up the include stack to the main file.
+      clang::SourceLocation inMain = location;
+      for (int depth = 0; inMain.isValid() && !sources.isInMainFile(inMain) && depth < 256;
+           ++depth) {
+        inMain = sources.getIncludeLoc(sources.getFileID(inMain));
+      }
+      if (inMain.isValid() && sources.isInMainFile(inMain)) {
+        mainOffset_ = sources.getFileOffset(inMain);
+        inHeader_ = inMain != location;
+      }
     }
-    first_ = where + std::string(message);
+    first_ = where + message_;
   }
 
   unsigned errors() const { return errors_; }
   const std::string& first() const { return first_; }
+  const std::string& message() const { return message_; }
+  std::optional<unsigned> mainOffset() const { return mainOffset_; }
+  bool inHeader() const { return inHeader_; }
+  bool missingFile() const { return missingFile_; }
 
 private:
   std::string mainPath_;
   std::string displayPath_;
   unsigned errors_ = 0;
-  std::string first_;
+  std::string first_;   // "file:line:col: message"
+  std::string message_; // the message alone
+  std::optional<unsigned> mainOffset_;
+  bool inHeader_ = false;
+  bool missingFile_ = false;
 };
+
+// GL000 for a file that does not compile: the first error, at its place in the file (or at the
+// #include that leads to it), and how many followed.
+Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& errors,
+                                  bool hasCompileCommand) {
+  Diagnostic diagnostic;
+  diagnostic.code = "GL000";
+  diagnostic.severity = Severity::Error;
+  const unsigned more = errors.errors() - 1;
+  diagnostic.message = fmt::format(
+      "compile error: {}{}; gradlint analyses what Clang could recover, so findings in this "
+      "file may be incomplete",
+      errors.inHeader() ? errors.first() + " (in a file included here)" : errors.message(),
+      more == 0 ? "" : fmt::format(" (and {} more error{})", more, more == 1 ? "" : "s"));
+  if (errors.missingFile()) {
+    diagnostic.help =
+        hasCompileCommand
+            ? "the compile command from compile_commands.json does not find this header: "
+              "rebuild the database, or add the include folder after `--` (`-- -I...`)"
+            : "gradlint needs the file's compile flags: pass `-p BUILD_DIR` (a folder with "
+              "compile_commands.json, e.g. from `cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`) or "
+              "give them after `--` (`gradlint check FILE -- -std=c++17 -I...`)";
+  } else {
+    diagnostic.help = "fix the error (or the compile flags: `-p BUILD_DIR`, or flags after "
+                      "`--`); functions Clang could not parse are not checked";
+  }
+  const auto size = static_cast<uint32_t>(source.bytes().size());
+  uint32_t start = std::min<uint32_t>(errors.mainOffset().value_or(0), size);
+  uint32_t end = start;
+  while (end < size && source.bytes()[end] != '\n' && end - start < 200) ++end;
+  diagnostic.range = source.range(start, end);
+  return diagnostic;
+}
 
 class LowerConsumer : public clang::ASTConsumer {
 public:
@@ -339,9 +404,7 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   result.module.path = source.path();
   result.compilerErrors = errors.errors();
   if (errors.errors() > 0) {
-    result.warnings.push_back(fmt::format("{}: {} compiler error{}, first: {}", source.path(),
-                                          errors.errors(), errors.errors() == 1 ? "" : "s",
-                                          errors.first()));
+    result.frontendDiagnostics.push_back(compileErrorDiagnostic(source, errors, fromDatabase));
   }
   for (std::string& warning : lowered.warnings) result.warnings.push_back(std::move(warning));
   return result;

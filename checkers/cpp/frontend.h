@@ -4,6 +4,7 @@
 // to use it.
 #pragma once
 
+#include "checkers/ir/diagnostic.h"
 #include "checkers/ir/grad_ir.h"
 #include "checkers/ir/suppressions.h"
 #include "checkers/python/source_text.h"
@@ -42,7 +43,8 @@ private:
 struct CppFileResult {
   ir::ModuleIR module;
   Suppressions suppressions;
-  // Not findings: "N compiler errors, first: ..." (one line), functions not analysed.
+  std::vector<Diagnostic> frontendDiagnostics; // GL000: the file does not compile
+  // Not findings: functions not analysed, and why.
   std::vector<std::string> warnings;
   unsigned compilerErrors = 0;
 };
