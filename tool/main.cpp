@@ -66,6 +66,7 @@ struct CheckArgs {
   unsigned threads = 0;
   // C++ files: compile flags from -p (compile_commands.json) and/or after `--`, as clang-tidy.
   std::string buildPath;
+  std::optional<std::string> headerFilter; // --header-filter: which headers' bodies are checked
   std::vector<std::string> compileArgs;
   bool compileArgsGiven = false;
 };
@@ -203,7 +204,9 @@ int runCheckCommand(const CheckArgs& args) {
   {
     std::string error;
     options.cppCommands = cpp::CompileCommands::load(
-        cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven}, error);
+        cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven,
+                            args.headerFilter},
+        error);
     if (!options.cppCommands) {
       std::cerr << "gradlint: error: " << error << '\n';
       return kExitError;
@@ -363,7 +366,7 @@ int runDebugCfg(const std::string& path, const std::vector<std::string>& compile
 #ifdef GRADLINT_WITH_CPP
     std::string error;
     const auto commands =
-        cpp::CompileCommands::load(cpp::CompileOptions{"", compileArgs, true}, error);
+        cpp::CompileCommands::load(cpp::CompileOptions{"", compileArgs, true, std::nullopt}, error);
     const cpp::CppFileResult lowered = cpp::analyzeCppFile(source, commands.get());
     for (const Diagnostic& compileError : lowered.frontendDiagnostics) {
       std::cerr << fmt::format("gradlint: warning: {}:{}:{}: {}\n", path,
@@ -444,6 +447,9 @@ int main(int argc, char** argv) {
   checkCommand->add_option("--confirm-devices", check.confirmDevices, "cpu, cuda or cpu,cuda")
       ->capture_default_str();
   checkCommand->add_option("-j,--threads", check.threads, "Worker threads (default: all cores)");
+  checkCommand->add_option("--header-filter", check.headerFilter,
+                           "C++: regular expression over header paths whose function bodies "
+                           "are checked (default: the project's headers, not system ones)");
   checkCommand->add_option("-p,--build-path", check.buildPath,
                            "C++: a folder with compile_commands.json (or below one), as for "
                            "clang-tidy; compile flags can also follow `--`");

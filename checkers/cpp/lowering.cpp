@@ -336,18 +336,23 @@ private:
 
 class TranslationUnitLowering : public clang::RecursiveASTVisitor<TranslationUnitLowering> {
 public:
-  TranslationUnitLowering(clang::ASTContext& context, const SourceText& source)
-      : context_(context), sources_(context.getSourceManager()), source_(source),
-        mainFile_(sources_.getMainFileID()) {}
+  TranslationUnitLowering(clang::ASTContext& context, const SourceText& source,
+                          const HeaderSelection* headers)
+      : context_(context), sources_(context.getSourceManager()), mainSource_(source),
+        source_(&source), mainFile_(sources_.getMainFileID()), file_(mainFile_),
+        headers_(headers) {}
 
   void run() {
     result_.module.language = ir::Language::Cpp;
-    result_.module.path = source_.path();
+    result_.module.path = mainSource_.path();
     TraverseDecl(context_.getTranslationUnitDecl());
-    std::stable_sort(result_.module.units.begin(), result_.module.units.end(),
-                     [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
-                       return a.range.startByte < b.range.startByte;
-                     });
+    auto byPosition = [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
+      return a.range.startByte < b.range.startByte;
+    };
+    std::stable_sort(result_.module.units.begin(), result_.module.units.end(), byPosition);
+    for (LoweredHeader& header : result_.headers) {
+      std::stable_sort(header.module.units.begin(), header.module.units.end(), byPosition);
+    }
   }
   LoweredTranslationUnit take() { return std::move(result_); }
 
@@ -359,7 +364,7 @@ public:
     // Declarations from headers hold nothing to report; skipping them keeps big includes cheap.
     if (decl != nullptr && !llvm::isa<clang::TranslationUnitDecl>(decl) &&
         !llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl, clang::ExportDecl>(decl) &&
-        !inMainFile(decl->getLocation())) {
+        !inLoweredFile(decl->getLocation())) {
       return true;
     }
     if (decl != nullptr && llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl>(decl) &&
@@ -376,14 +381,14 @@ public:
         method != nullptr && method->getParent()->isLambda()) {
       return true; // VisitLambdaExpr
     }
-    if (!inMainFile(function->getLocation())) return true;
+    if (!inLoweredFile(function->getLocation())) return true;
     lowerUnit(function, ir::UnitKind::Function);
     return true;
   }
 
   bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
     const clang::CXXMethodDecl* call = lambda->getCallOperator();
-    if (call == nullptr || call->getBody() == nullptr || !inMainFile(lambda->getBeginLoc())) {
+    if (call == nullptr || call->getBody() == nullptr || !inLoweredFile(lambda->getBeginLoc())) {
       return true;
     }
     lowerUnit(call, ir::UnitKind::Lambda);
@@ -395,11 +400,30 @@ public:
     return sources_.getFileID(sources_.getExpansionLoc(location)) == mainFile_;
   }
 
+  // The main file, or a header of the project (HeaderSelection) whose functions are lowered.
+  bool inLoweredFile(clang::SourceLocation location) {
+    if (location.isInvalid()) return false;
+    const clang::FileID file = sources_.getFileID(sources_.getExpansionLoc(location));
+    if (file == mainFile_) return true;
+    if (headers_ == nullptr || file.isInvalid()) return false;
+    auto [it, inserted] = lowered_.try_emplace(file.getHashValue(), false);
+    if (inserted) {
+      const clang::OptionalFileEntryRef entry = sources_.getFileEntryRefForID(file);
+      if (entry) {
+        llvm::StringRef real = entry->getFileEntry().tryGetRealPathName();
+        it->second = headers_->wants(real.empty() ? entry->getName() : real,
+                                     sources_.isInSystemHeader(sources_.getLocForStartOfFile(file)));
+      }
+    }
+    return it->second;
+  }
+
   // A namespace spread over headers and the main file: only worth entering when some of its
   // declarations are in the main file.
-  bool declaresInMainFile(const clang::DeclContext* context) const {
+  bool inMainFileOrHeader(clang::SourceLocation location) { return inLoweredFile(location); }
+  bool declaresInMainFile(const clang::DeclContext* context) {
     for (const clang::Decl* decl : context->decls()) {
-      if (inMainFile(decl->getLocation())) return true;
+      if (inMainFileOrHeader(decl->getLocation())) return true;
       if (const auto* inner = llvm::dyn_cast<clang::DeclContext>(decl);
           inner != nullptr && llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl>(decl) &&
           declaresInMainFile(inner)) {
@@ -411,8 +435,8 @@ public:
 
   clang::ASTContext& context() { return context_; }
   const clang::SourceManager& sources() const { return sources_; }
-  const SourceText& source() const { return source_; }
-  clang::FileID mainFile() const { return mainFile_; }
+  // The file of the unit being lowered (the main file or a header) and its bytes.
+  const SourceText& source() const { return *source_; }
   TypeClassifier& types() { return types_; }
 
   // Byte offsets in the main file of a range, as the user sees it: spellings inside a macro are
@@ -428,8 +452,8 @@ public:
     if (begin.isInvalid() || end.isInvalid()) return std::nullopt;
     const auto [beginFile, beginOffset] = sources_.getDecomposedLoc(begin);
     const auto [endFile, endOffset] = sources_.getDecomposedLoc(end);
-    if (beginFile != mainFile_ || endFile != mainFile_ || endOffset < beginOffset ||
-        endOffset > source_.bytes().size()) {
+    if (beginFile != file_ || endFile != file_ || endOffset < beginOffset ||
+        endOffset > source_->bytes().size()) {
       return std::nullopt;
     }
     return std::make_pair(beginOffset, endOffset);
@@ -442,7 +466,7 @@ public:
     }
     const auto span = bytes(range);
     if (!span) return "";
-    return source_.bytes().substr(span->first, span->second - span->first);
+    return source_->bytes().substr(span->first, span->second - span->first);
   }
 
 private:
@@ -450,8 +474,17 @@ private:
 
   clang::ASTContext& context_;
   const clang::SourceManager& sources_;
-  const SourceText& source_;
+  // Switches to the file `at` is in; returns the module its unit goes to, or null when
+  // another translation unit of the run lowers it.
+  ir::ModuleIR* enterFileOf(clang::SourceLocation at);
+
+  const SourceText& mainSource_;
+  const SourceText* source_; // of file_
   clang::FileID mainFile_;
+  clang::FileID file_; // the file of the unit being lowered
+  const HeaderSelection* headers_;
+  std::unordered_map<unsigned, bool> lowered_;       // FileID -> its functions are lowered
+  std::unordered_map<unsigned, size_t> headerIndex_; // FileID -> index in result_.headers
   TypeClassifier types_;
   LoweredTranslationUnit result_;
 };
@@ -1401,19 +1434,51 @@ std::string displayName(const clang::FunctionDecl* function, ir::UnitKind kind) 
   return name;
 }
 
+ir::ModuleIR* TranslationUnitLowering::enterFileOf(clang::SourceLocation at) {
+  const clang::SourceLocation location = sources_.getExpansionLoc(at);
+  const clang::FileID file = sources_.getFileID(location);
+  if (file == mainFile_ || headers_ == nullptr) {
+    file_ = mainFile_;
+    source_ = &mainSource_;
+    return &result_.module;
+  }
+  const clang::OptionalFileEntryRef entry = sources_.getFileEntryRefForID(file);
+  if (!entry) return nullptr;
+  llvm::StringRef real = entry->getFileEntry().tryGetRealPathName();
+  const std::string path = (real.empty() ? entry->getName() : real).str();
+  // Each header function once per run, whichever translation unit reaches it first.
+  if (!headers_->claim(path, sources_.getFileOffset(location))) return nullptr;
+  auto [it, inserted] = headerIndex_.try_emplace(file.getHashValue(), result_.headers.size());
+  if (inserted) {
+    LoweredHeader header;
+    header.realPath = path;
+    header.source = std::make_shared<SourceText>(headers_->displayPath(path),
+                                                 sources_.getBufferData(file).str());
+    header.module.language = ir::Language::Cpp;
+    header.module.path = header.source->path();
+    result_.headers.push_back(std::move(header));
+  }
+  LoweredHeader& header = result_.headers[it->second];
+  file_ = file;
+  source_ = header.source.get();
+  return &header.module;
+}
+
 void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind) {
+  ir::ModuleIR* module = enterFileOf(function->getLocation());
+  if (module == nullptr) return;
   ir::FunctionIR fn;
   fn.kind = kind;
   fn.name = displayName(function, kind);
   if (kind == ir::UnitKind::Function) fn.qualifiedName = function->getQualifiedNameAsString();
   if (const auto span = bytes(function->getSourceRange())) {
-    fn.range = source_.range(span->first, span->second);
+    fn.range = source_->range(span->first, span->second);
   }
   if (const auto span = bytes(function->getNameInfo().getSourceRange());
       span && kind == ir::UnitKind::Function) {
-    fn.nameRange = source_.range(span->first, span->second);
+    fn.nameRange = source_->range(span->first, span->second);
   } else if (const auto lambdaSpan = bytes(function->getSourceRange())) {
-    fn.nameRange = source_.range(lambdaSpan->first, lambdaSpan->first);
+    fn.nameRange = source_->range(lambdaSpan->first, lambdaSpan->first);
   }
   for (const clang::ParmVarDecl* param : function->parameters()) {
     fn.params.push_back(param->getName().empty() ? "*" : param->getNameAsString());
@@ -1426,7 +1491,7 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
   const bool built = lowerer.lower();
   if (lowerer.tooLarge()) {
     result_.warnings.push_back(fmt::format(
-        "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source_.path(),
+        "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source_->path(),
         fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
     fn.nodes.clear();
     fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
@@ -1436,16 +1501,19 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
     result_.warnings.push_back(fmt::format(
         "{}:{}: `{}`: Clang could not build its control-flow graph; only how guards are written "
         "was checked",
-        source_.path(), fn.range.startLine + 1, fn.name));
+        source_->path(), fn.range.startLine + 1, fn.name));
   }
-  result_.module.units.push_back(std::move(fn));
+  module->units.push_back(std::move(fn));
+  file_ = mainFile_;
+  source_ = &mainSource_;
 }
 
 } // namespace
 
 LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
-                                            const SourceText& mainFile) {
-  TranslationUnitLowering lowering(context, mainFile);
+                                            const SourceText& mainFile,
+                                            const HeaderSelection* headers) {
+  TranslationUnitLowering lowering(context, mainFile, headers);
   lowering.run();
   return lowering.take();
 }
