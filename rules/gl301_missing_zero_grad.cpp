@@ -32,8 +32,11 @@ public:
             "each step adds its gradients to ones already applied, so updates grow step after "
             "step",
             step.spelled.empty() ? std::string("step()") : step.spelled + "()");
-        diagnostic.help = "call `optimizer.zero_grad()` (or `model.zero_grad()`) once per step, "
-                          "e.g. at the top of the loop body or right after `step()`";
+        diagnostic.help = fmt::format(
+            "call `optimizer.zero_grad()` (or `{}`) once per step, e.g. at the top of the loop "
+            "body or right after `step()`",
+            context.module().language == ir::Language::Cpp ? "model->zero_grad()"
+                                                           : "model.zero_grad()");
         diagnostic.related.push_back(
             {std::string(), fn.nodes[stale.nextBackward].event.range,
              "this `backward()` adds to the gradients the step already used"});

@@ -45,9 +45,10 @@ public:
             "raises \"element 0 of tensors does not require grad and does not have a grad_fn\"",
             event.var);
         diagnostic.help = fmt::format(
-            "compute `{}` outside the `torch.no_grad()`/`torch.inference_mode()` region (keep "
-            "only the frozen parts inside it)",
-            event.var);
+            "compute `{}` outside {} (keep only the frozen parts inside it)", event.var,
+            context.module().language == ir::Language::Cpp
+                ? "the scope of the `torch::NoGradGuard`/`c10::InferenceMode` guard"
+                : "the `torch.no_grad()`/`torch.inference_mode()` region");
         diagnostic.related.push_back({std::string(), definitions.cause(defs.front()),
                                       "grad is disabled here"});
         diagnostic.related.push_back({std::string(), fn.nodes[defs.front()].event.range,

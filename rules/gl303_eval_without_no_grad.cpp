@@ -44,9 +44,12 @@ public:
             "and batch-norm, so each call still records an autograd graph and holds its "
             "activations in memory",
             eval.var);
-        diagnostic.help = "wrap the evaluation loop in `with torch.no_grad():` (or "
-                          "`torch.inference_mode()`), or decorate the function with "
-                          "`@torch.no_grad()`";
+        diagnostic.help = context.module().language == ir::Language::Cpp
+                              ? "declare `torch::NoGradGuard no_grad;` (or `c10::InferenceMode "
+                                "guard;`) in the scope around the evaluation loop"
+                              : "wrap the evaluation loop in `with torch.no_grad():` (or "
+                                "`torch.inference_mode()`), or decorate the function with "
+                                "`@torch.no_grad()`";
         diagnostic.related.push_back({std::string(), eval.range, "evaluation mode is set here"});
         context.report(std::move(diagnostic));
         break; // one finding per function

@@ -45,15 +45,16 @@ public:
                                         [&](ir::NodeId d) { return definitions.inference(d); });
           if (inference == defs.end()) continue;
           Diagnostic diagnostic = makeDiagnostic(use.range);
+          const bool cpp = context.module().language == ir::Language::Cpp;
           diagnostic.message = fmt::format(
-              "`{}` is an inference tensor (made under `torch.inference_mode()`) and is used "
-              "to compute `{}`, which is backpropagated: autograd raises \"Inference tensors "
-              "cannot be saved for backward\"",
-              dep, use.var);
+              "`{}` is an inference tensor (made under `{}`) and is used to compute `{}`, "
+              "which is backpropagated: autograd raises \"Inference tensors cannot be saved "
+              "for backward\"",
+              dep, cpp ? "c10::InferenceMode" : "torch.inference_mode()", use.var);
           diagnostic.help = fmt::format(
-              "use `{}.clone()` here, outside inference mode, or compute `{}` under "
-              "`torch.no_grad()` instead",
-              dep, dep);
+              "use `{}.clone()` here, outside inference mode, or compute `{}` under `{}` "
+              "instead",
+              dep, dep, cpp ? "torch::NoGradGuard" : "torch.no_grad()");
           diagnostic.related.push_back(
               {std::string(), definitions.cause(*inference), "inference mode starts here"});
           context.report(std::move(diagnostic));

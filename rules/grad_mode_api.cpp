@@ -88,8 +88,11 @@ constexpr std::array kCppGuards = {
                  ir::GuardKind::Other, false},
 };
 
-constexpr std::array<std::string_view, 6> kCppMarkers = {
-    "GradMode", "Guard", "InferenceMode", "AutoDispatchBelow", "set_enabled", "is_enabled"};
+// Grad mode, then the training loop's calls (GL301-GL305): `backward`, `zero_grad`, `eval(`
+// (also `train(false)`'s file: one names the other).
+constexpr std::array<std::string_view, 9> kCppMarkers = {
+    "GradMode",    "Guard",    "InferenceMode", "AutoDispatchBelow", "set_enabled",
+    "is_enabled", "backward", "zero_grad",     "eval("};
 
 } // namespace
 

@@ -353,8 +353,10 @@ bool isCppSourcePath(const std::string& path) {
 }
 
 bool isCppPath(const std::string& path) {
+  // Headers, and the template/inline implementation files headers include.
   return isCppSourcePath(path) || path.ends_with(".h") || path.ends_with(".hpp") ||
-         path.ends_with(".hh") || path.ends_with(".hxx") || path.ends_with(".cuh");
+         path.ends_with(".hh") || path.ends_with(".hxx") || path.ends_with(".cuh") ||
+         path.ends_with(".tpp") || path.ends_with(".ipp") || path.ends_with(".inl");
 }
 
 SourceFileRef describeFile(const std::string& path) {

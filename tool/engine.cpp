@@ -6,6 +6,7 @@
 #include "checkers/python/frontend.h"
 #include "rules/grad_mode_api.h"
 #include "rules/rule.h"
+#include "tool/discover.h"
 #include "tool/read_file.h"
 #include "tool/cpp_module.h"
 #include "tool/test_hooks.h"
@@ -14,10 +15,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace gradlint {
@@ -70,6 +73,9 @@ struct FileState {
   std::vector<python::ByteRange> ranges;
   // A large file's last tree: if a rescan adds chunks, the parse reuses what did not change.
   std::unique_ptr<python::DocumentMemo> treeMemo;
+  // C++: the project headers whose functions this translation unit lowered, until the run
+  // takes them as files of their own (adoptHeaders).
+  std::vector<std::pair<std::shared_ptr<SourceText>, python::PythonFileResult>> headers;
 };
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
@@ -110,13 +116,62 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
   cpp::CppFileResult result = checker->analyzeFile(*state.source, options.cppCommands.get());
   state.lowered->module = std::move(result.module);
   state.lowered->suppressions = std::move(result.suppressions);
+  state.lowered->frontendDiagnostics = std::move(result.frontendDiagnostics);
   state.lowered->warnings = std::move(result.warnings);
+  for (cpp::CppHeaderResult& header : result.headers) {
+    python::PythonFileResult lowered;
+    lowered.module = std::move(header.module);
+    lowered.suppressions = std::move(header.suppressions);
+    state.headers.emplace_back(std::move(header.source), std::move(lowered));
+  }
 }
 
 // C++ files are compiled whole; a notebook is parsed whole because its kernel carries grad mode
 // from each cell into every later one (a toggle's cell alone cannot tell whether it leaks).
 bool parsedWhole(const FileState& state) {
   return isCppPath(state.input->ref.path) || state.source->notebook() != nullptr;
+}
+
+// Headers lowered through the translation units that include them become files of the run:
+// their units are analysed and reported at the header's lines. A header's functions may come
+// from several translation units (each function from the first to claim it): they are merged.
+// `named`: how many states are the run's own inputs (the rest were adopted earlier).
+void adoptHeaders(std::vector<FileState>& states, std::deque<FileInput>& headerInputs,
+                  size_t named) {
+  std::unordered_map<std::string, size_t> byPath;
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (states[i].input->ref.path.empty()) continue;
+    byPath.emplace(states[i].input->ref.path, i);
+  }
+  const size_t count = states.size();
+  for (size_t i = 0; i < count; ++i) {
+    auto headers = std::move(states[i].headers);
+    states[i].headers.clear();
+    for (auto& [source, lowered] : headers) {
+      const std::string path = source->path();
+      auto found = byPath.find(path);
+      if (found != byPath.end() && found->second >= named && states[found->second].lowered) {
+        ir::ModuleIR& module = states[found->second].lowered->module;
+        for (ir::FunctionIR& unit : lowered.module.units) module.units.push_back(std::move(unit));
+        std::stable_sort(module.units.begin(), module.units.end(),
+                         [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
+                           return a.range.startByte < b.range.startByte;
+                         });
+        continue;
+      }
+      if (found != byPath.end()) continue; // named on the command line: checked on its own
+      FileInput& input = headerInputs.emplace_back();
+      input.ref = describeFile(path);
+      FileState header;
+      header.input = &input;
+      header.rules = states[i].rules;
+      header.markers = states[i].markers;
+      header.source = std::move(source);
+      header.lowered = std::move(lowered);
+      byPath.emplace(path, states.size());
+      states.push_back(std::move(header));
+    }
+  }
 }
 
 // The bytes a lowering of `state` hands to the parser.
@@ -381,6 +436,9 @@ const std::vector<std::string>& markersFor(const FileState& state) {
   static const std::vector<std::string> kCpp = [] {
     std::vector<std::string> out;
     for (std::string_view marker : rules::cppMarkers()) out.emplace_back(marker);
+    // A quoted include is usually a project header, whose functions are checked through the
+    // files that include it.
+    out.emplace_back("#include \"");
     return out;
   }();
   if (isCppPath(state.input->ref.path) && !state.markers->empty()) return kCpp;
@@ -491,6 +549,8 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   });
   KeptTreeBudget keptTrees;
   const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, keptTrees);
+  std::deque<FileInput> headerInputs; // the headers' (adoptHeaders); outlives `states`
+  adoptHeaders(states, headerInputs, inputs.size());
   result.stats.bytesRead = bytesRead;
   result.stats.firstPassFiles = firstPass.files;
   result.stats.firstPassBytes = firstPass.bytes;
@@ -537,6 +597,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       }
     });
     const LoweredCount added = lowerLargestFirst(states, wantedAgain, options, keptTrees);
+    adoptHeaders(states, headerInputs, inputs.size());
     result.stats.rescanLowerings += added.files;
     result.stats.rescanBytes += added.bytes;
     result.stats.rescanFromKeptTree += added.fromKeptTree;

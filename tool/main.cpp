@@ -72,6 +72,7 @@ struct CheckArgs {
   unsigned threads = 0;
   // C++ files: compile flags from -p (compile_commands.json) and/or after `--`, as clang-tidy.
   std::string buildPath;
+  std::optional<std::string> headerFilter; // --header-filter: which headers' bodies are checked
   std::vector<std::string> compileArgs;
   bool compileArgsGiven = false;
   // The program around the checked files (docs/context.md).
@@ -382,7 +383,9 @@ int runCheckCommand(const CheckArgs& args) {
     std::string error;
     if (const cpp::CheckerModule* checker = cppCheckerModule(error)) {
       options.cppCommands = checker->loadCompileCommands(
-          cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven}, error);
+          cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven,
+                              args.headerFilter},
+          error);
       if (!options.cppCommands) {
         std::cerr << "gradlint: error: " << error << '\n';
         return kExitError;
@@ -524,12 +527,18 @@ int runDebugCfg(const std::string& path, const std::vector<std::string>& compile
     const auto commands =
         checker == nullptr
             ? nullptr
-            : checker->loadCompileCommands(cpp::CompileOptions{"", compileArgs, true}, error);
+            : checker->loadCompileCommands(
+                  cpp::CompileOptions{"", compileArgs, true, std::nullopt}, error);
     if (commands == nullptr) {
       std::cerr << "gradlint: error: " << path << ": " << error << '\n';
       return kExitError;
     }
     const cpp::CppFileResult lowered = checker->analyzeFile(source, commands.get());
+    for (const Diagnostic& compileError : lowered.frontendDiagnostics) {
+      std::cerr << fmt::format("gradlint: warning: {}:{}:{}: {}\n", path,
+                               compileError.range.startLine + 1, compileError.range.startColumn + 1,
+                               compileError.message);
+    }
     for (const std::string& warning : lowered.warnings) {
       std::cerr << "gradlint: warning: " << warning << '\n';
     }
@@ -600,6 +609,9 @@ int main(int argc, char** argv) {
   checkCommand->add_option("--confirm-devices", check.confirmDevices, "cpu, cuda or cpu,cuda")
       ->capture_default_str();
   checkCommand->add_option("-j,--threads", check.threads, "Worker threads (default: all cores)");
+  checkCommand->add_option("--header-filter", check.headerFilter,
+                           "C++: regular expression over header paths whose function bodies "
+                           "are checked (default: the project's headers, not system ones)");
   checkCommand->add_option("-p,--build-path", check.buildPath,
                            "C++: a folder with compile_commands.json (or below one), as for "
                            "clang-tidy; compile flags can also follow `--`");

@@ -7,6 +7,7 @@
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticLex.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
@@ -16,13 +17,17 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/Regex.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 
 #ifndef GRADLINT_CLANG_RESOURCE_DIR
 #define GRADLINT_CLANG_RESOURCE_DIR ""
@@ -40,7 +45,8 @@ std::string_view extensionOf(std::string_view path) {
 
 bool isHeaderPath(std::string_view path) {
   const std::string_view ext = extensionOf(path);
-  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".cuh";
+  return ext == ".h" || ext == ".hh" || ext == ".hpp" || ext == ".hxx" || ext == ".cuh" ||
+         ext == ".tpp" || ext == ".ipp" || ext == ".inl";
 }
 
 bool isCudaPath(std::string_view path) {
@@ -61,6 +67,13 @@ std::string currentDirectory() {
   return std::string(cwd);
 }
 
+// A path as the user sees it: relative to the working folder when it is under it.
+std::string displayPathOf(llvm::StringRef path) {
+  static const std::string cwd = currentDirectory() + "/";
+  if (path.starts_with(cwd)) return path.substr(cwd.size()).str();
+  return path.str();
+}
+
 // One compile command, handed to ClangTool.
 class SingleCommandDatabase : public clang::tooling::CompilationDatabase {
 public:
@@ -76,6 +89,8 @@ private:
   clang::tooling::CompileCommand command_;
 };
 
+// Counts the compiler's errors and keeps the first: its message, where it is, and the place in
+// the main file it comes from (itself, or the #include that leads to the header it is in).
 class ErrorCounter : public clang::DiagnosticConsumer {
 public:
   ErrorCounter(std::string mainPath, std::string displayPath)
@@ -89,78 +104,136 @@ public:
     if (!first_.empty()) return;
     llvm::SmallString<160> message;
     info.FormatDiagnostic(message);
+    message_ = std::string(message);
+    missingFile_ = info.getID() == clang::diag::err_pp_file_not_found;
     std::string where;
     if (info.getLocation().isValid() && info.hasSourceManager()) {
-      const clang::PresumedLoc presumed =
-          info.getSourceManager().getPresumedLoc(info.getLocation());
+      const clang::SourceManager& sources = info.getSourceManager();
+      const clang::SourceLocation location = sources.getExpansionLoc(info.getLocation());
+      const clang::PresumedLoc presumed = sources.getPresumedLoc(location);
       if (presumed.isValid()) {
         std::string file = presumed.getFilename();
-        if (file == mainPath_) file = displayPath_;
+        file = file == mainPath_ ? displayPath_ : displayPathOf(file);
         where = fmt::format("{}:{}:{}: ", file, presumed.getLine(), presumed.getColumn());
       }
+      // Up the include stack to the main file.
+      clang::SourceLocation inMain = location;
+      for (int depth = 0; inMain.isValid() && !sources.isInMainFile(inMain) && depth < 256;
+           ++depth) {
+        inMain = sources.getIncludeLoc(sources.getFileID(inMain));
+      }
+      if (inMain.isValid() && sources.isInMainFile(inMain)) {
+        mainOffset_ = sources.getFileOffset(inMain);
+        inHeader_ = inMain != location;
+      }
     }
-    first_ = where + std::string(message);
+    first_ = where + message_;
   }
 
   unsigned errors() const { return errors_; }
   const std::string& first() const { return first_; }
+  const std::string& message() const { return message_; }
+  std::optional<unsigned> mainOffset() const { return mainOffset_; }
+  bool inHeader() const { return inHeader_; }
+  bool missingFile() const { return missingFile_; }
 
 private:
   std::string mainPath_;
   std::string displayPath_;
   unsigned errors_ = 0;
-  std::string first_;
+  std::string first_;   // "file:line:col: message"
+  std::string message_; // the message alone
+  std::optional<unsigned> mainOffset_;
+  bool inHeader_ = false;
+  bool missingFile_ = false;
 };
+
+// GL000 for a file that does not compile: the first error, at its place in the file (or at the
+// #include that leads to it), and how many followed.
+Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& errors,
+                                  bool hasCompileCommand) {
+  Diagnostic diagnostic;
+  diagnostic.code = "GL000";
+  diagnostic.severity = Severity::Error;
+  const unsigned more = errors.errors() - 1;
+  diagnostic.message = fmt::format(
+      "compile error: {}{}; gradlint analyses what Clang could recover, so findings in this "
+      "file may be incomplete",
+      errors.inHeader() ? errors.first() + " (in a file included here)" : errors.message(),
+      more == 0 ? "" : fmt::format(" (and {} more error{})", more, more == 1 ? "" : "s"));
+  if (errors.missingFile()) {
+    diagnostic.help =
+        hasCompileCommand
+            ? "the compile command from compile_commands.json does not find this header: "
+              "rebuild the database, or add the include folder after `--` (`-- -I...`)"
+            : "gradlint needs the file's compile flags: pass `-p BUILD_DIR` (a folder with "
+              "compile_commands.json, e.g. from `cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`) or "
+              "give them after `--` (`gradlint check FILE -- -std=c++17 -I...`)";
+  } else {
+    diagnostic.help = "fix the error (or the compile flags: `-p BUILD_DIR`, or flags after "
+                      "`--`); functions Clang could not parse are not checked";
+  }
+  const auto size = static_cast<uint32_t>(source.bytes().size());
+  uint32_t start = std::min<uint32_t>(errors.mainOffset().value_or(0), size);
+  uint32_t end = start;
+  while (end < size && source.bytes()[end] != '\n' && end - start < 200) ++end;
+  diagnostic.range = source.range(start, end);
+  return diagnostic;
+}
+
+class ProjectHeaders;
 
 class LowerConsumer : public clang::ASTConsumer {
 public:
   LowerConsumer(const SourceText& source, LoweredTranslationUnit& out,
-                const clang::SourceManager& sources)
-      : source_(source), out_(out), sources_(sources) {}
-  void HandleTranslationUnit(clang::ASTContext& context) override {
-    out_ = lowerTranslationUnit(context, source_);
-  }
-  // Only the main file's functions are lowered: the bodies of functions in headers are not
-  // parsed (<torch/torch.h> has thousands), except destructors, which tell whether a class
-  // restores grad mode. Sema still parses the bodies it needs (constexpr functions, deduced
-  // return types).
-  bool shouldSkipFunctionBody(clang::Decl* decl) override {
-    if (llvm::isa<clang::CXXDestructorDecl>(decl)) return false;
-    const clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
-    return location.isValid() && !sources_.isWrittenInMainFile(location);
-  }
+                const clang::SourceManager& sources, const ProjectHeaders& headers)
+      : source_(source), out_(out), sources_(sources), headers_(headers) {}
+  void HandleTranslationUnit(clang::ASTContext& context) override;
+  // The main file's and the project headers' functions are lowered. The bodies of other
+  // headers' functions are not parsed (<torch/torch.h> has thousands), nor those of header
+  // functions another translation unit of the run already lowered; destructors always are:
+  // they tell whether a class restores grad mode. Sema still parses the bodies it needs
+  // (constexpr functions, deduced return types).
+  bool shouldSkipFunctionBody(clang::Decl* decl) override;
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
   const clang::SourceManager& sources_;
+  const ProjectHeaders& headers_;
+  std::unordered_map<unsigned, std::optional<std::string>> wanted_; // FileID -> real path
 };
 
 class LowerAction : public clang::ASTFrontendAction {
 public:
-  LowerAction(const SourceText& source, LoweredTranslationUnit& out) : source_(source), out_(out) {}
+  LowerAction(const SourceText& source, LoweredTranslationUnit& out,
+              const ProjectHeaders& headers)
+      : source_(source), out_(out), headers_(headers) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
     compiler.getFrontendOpts().SkipFunctionBodies = true; // asks shouldSkipFunctionBody
-    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager());
+    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager(), headers_);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
+  const ProjectHeaders& headers_;
 };
 
 class LowerActionFactory : public clang::tooling::FrontendActionFactory {
 public:
-  LowerActionFactory(const SourceText& source, LoweredTranslationUnit& out)
-      : source_(source), out_(out) {}
+  LowerActionFactory(const SourceText& source, LoweredTranslationUnit& out,
+                     const ProjectHeaders& headers)
+      : source_(source), out_(out), headers_(headers) {}
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<LowerAction>(source_, out_);
+    return std::make_unique<LowerAction>(source_, out_, headers_);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
+  const ProjectHeaders& headers_;
 };
 
 bool hasArgument(const clang::tooling::CommandLineArguments& args, std::string_view prefix) {
@@ -206,6 +279,10 @@ const std::vector<RuleName>& ruleNames() {
 
 struct CompileCommands::Impl {
   std::unique_ptr<clang::tooling::CompilationDatabase> database; // -p, with interpolation
+  std::optional<llvm::Regex> headerFilter;
+  // Header functions some translation unit of the run has lowered: "real path:offset".
+  mutable std::mutex claimsMutex;
+  mutable std::unordered_set<std::string> claims;
   std::vector<std::string> extraArgs;
   bool extraArgsGiven = false;
   bool autodetect = false; // neither -p nor --: look for compile_commands.json above each file
@@ -243,12 +320,79 @@ struct CompileCommands::Impl {
   }
 };
 
+namespace {
+
+// The run's header selection, seen from one translation unit (its compile command's folder).
+class ProjectHeaders final : public HeaderSelection {
+public:
+  ProjectHeaders(const CompileCommands::Impl* run, std::string commandDirectory)
+      : run_(run), roots_{currentDirectory() + "/", absolutePath(commandDirectory) + "/"} {}
+
+  bool wants(llvm::StringRef path, bool system) const override {
+    if (run_ != nullptr && run_->headerFilter) return run_->headerFilter->match(path);
+    if (system) return false; // LibTorch's, the standard library's: never lowered
+    return std::any_of(roots_.begin(), roots_.end(), [&](const std::string& root) {
+      return root.size() > 1 && path.starts_with(root);
+    });
+  }
+  bool claimed(const std::string& path, unsigned offset) const {
+    const std::string key = fmt::format("{}:{}", path, offset);
+    if (run_ == nullptr) return local_.count(key) != 0;
+    std::lock_guard<std::mutex> lock(run_->claimsMutex);
+    return run_->claims.count(key) != 0;
+  }
+  bool claim(const std::string& path, unsigned offset) const override {
+    std::string key = fmt::format("{}:{}", path, offset);
+    if (run_ == nullptr) return local_.insert(std::move(key)).second;
+    std::lock_guard<std::mutex> lock(run_->claimsMutex);
+    return run_->claims.insert(std::move(key)).second;
+  }
+  std::string displayPath(const std::string& path) const override { return displayPathOf(path); }
+
+private:
+  const CompileCommands::Impl* run_;
+  std::vector<std::string> roots_;
+  mutable std::unordered_set<std::string> local_; // no run: one translation unit
+};
+
+void LowerConsumer::HandleTranslationUnit(clang::ASTContext& context) {
+  out_ = lowerTranslationUnit(context, source_, &headers_);
+}
+
+bool LowerConsumer::shouldSkipFunctionBody(clang::Decl* decl) {
+  if (llvm::isa<clang::CXXDestructorDecl>(decl)) return false;
+  const clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
+  if (!location.isValid() || sources_.isWrittenInMainFile(location)) return false;
+  const clang::FileID file = sources_.getFileID(location);
+  auto [it, inserted] = wanted_.try_emplace(file.getHashValue());
+  if (inserted) {
+    if (const clang::OptionalFileEntryRef entry = sources_.getFileEntryRefForID(file)) {
+      llvm::StringRef real = entry->getFileEntry().tryGetRealPathName();
+      if (real.empty()) real = entry->getName();
+      if (headers_.wants(real, sources_.isInSystemHeader(location))) it->second = real.str();
+    }
+  }
+  if (!it->second) return true;
+  return headers_.claimed(*it->second, sources_.getFileOffset(location));
+}
+
+} // namespace
+
 CompileCommands::CompileCommands(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CompileCommands::~CompileCommands() = default;
 
 std::shared_ptr<const CompileCommands> CompileCommands::load(const CompileOptions& options,
                                                             std::string& error) {
   auto impl = std::make_unique<Impl>();
+  if (options.headerFilter) {
+    llvm::Regex filter(*options.headerFilter);
+    std::string why;
+    if (!filter.isValid(why)) {
+      error = fmt::format("--header-filter `{}`: {}", *options.headerFilter, why);
+      return nullptr;
+    }
+    impl->headerFilter = std::move(filter);
+  }
   impl->extraArgs = options.extraArgs;
   impl->extraArgsGiven = options.extraArgsGiven;
   if (!options.buildPath.empty()) {
@@ -332,16 +476,23 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   LoweredTranslationUnit lowered;
   lowered.module.language = ir::Language::Cpp;
   lowered.module.path = source.path();
-  LowerActionFactory factory(source, lowered);
+  const ProjectHeaders headers(commands != nullptr ? &commands->impl() : nullptr,
+                               command.Directory);
+  LowerActionFactory factory(source, lowered, headers);
   tool.run(&factory);
 
   result.module = std::move(lowered.module);
   result.module.path = source.path();
   result.compilerErrors = errors.errors();
   if (errors.errors() > 0) {
-    result.warnings.push_back(fmt::format("{}: {} compiler error{}, first: {}", source.path(),
-                                          errors.errors(), errors.errors() == 1 ? "" : "s",
-                                          errors.first()));
+    result.frontendDiagnostics.push_back(compileErrorDiagnostic(source, errors, fromDatabase));
+  }
+  for (LoweredHeader& included : lowered.headers) {
+    CppHeaderResult out;
+    collectNolint(included.source->bytes(), ruleNames(), out.suppressions);
+    out.module = std::move(included.module);
+    out.source = std::move(included.source);
+    result.headers.push_back(std::move(out));
   }
   for (std::string& warning : lowered.warnings) result.warnings.push_back(std::move(warning));
   return result;

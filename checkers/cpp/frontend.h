@@ -4,11 +4,13 @@
 // to use it.
 #pragma once
 
+#include "checkers/ir/diagnostic.h"
 #include "checkers/ir/grad_ir.h"
 #include "checkers/ir/suppressions.h"
 #include "checkers/python/source_text.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +21,10 @@ struct CompileOptions {
   std::string buildPath;               // -p: a folder with compile_commands.json (or above it)
   std::vector<std::string> extraArgs;  // after `--`: the flags, or more flags for the database's
   bool extraArgsGiven = false;         // `--` was given (possibly with no flags)
+  // Whose headers' function bodies are checked: a regular expression over the header's path
+  // (like clang-tidy's -header-filter; "" for none). Unset: the project's headers, i.e. those
+  // under the working folder or a compile command's folder, not on a system include path.
+  std::optional<std::string> headerFilter;
 };
 
 // Where each file's compile command comes from, loaded once per run. Thread-safe.
@@ -39,10 +45,20 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-struct CppFileResult {
+// The functions of one project header, lowered through a translation unit that includes it.
+struct CppHeaderResult {
+  std::shared_ptr<SourceText> source;
   ir::ModuleIR module;
   Suppressions suppressions;
-  // Not findings: "N compiler errors, first: ..." (one line), functions not analysed.
+};
+
+struct CppFileResult {
+  ir::ModuleIR module;
+  // Headers whose functions this translation unit lowered (each function once per run).
+  std::vector<CppHeaderResult> headers;
+  Suppressions suppressions;
+  std::vector<Diagnostic> frontendDiagnostics; // GL000: the file does not compile
+  // Not findings: functions not analysed, and why.
   std::vector<std::string> warnings;
   unsigned compilerErrors = 0;
 };

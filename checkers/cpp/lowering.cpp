@@ -195,6 +195,57 @@ bool isVoidCast(const clang::Stmt* stmt) {
   return cast != nullptr && cast->getType()->isVoidType();
 }
 
+// True when `record` is the class named `qualifiedName` or derives from it.
+bool derivesFrom(const clang::CXXRecordDecl* record, std::string_view qualifiedName) {
+  std::vector<const clang::CXXRecordDecl*> stack{record};
+  for (size_t visited = 0; !stack.empty() && visited < 64; ++visited) {
+    const clang::CXXRecordDecl* current = stack.back();
+    stack.pop_back();
+    if (current == nullptr) continue;
+    if (const clang::CXXRecordDecl* definition = current->getDefinition()) current = definition;
+    if (current->getQualifiedNameAsString() == qualifiedName) return true;
+    if (!current->hasDefinition()) continue;
+    for (const clang::CXXBaseSpecifier& base : current->bases()) {
+      stack.push_back(base.getType()->getAsCXXRecordDecl());
+    }
+  }
+  return false;
+}
+
+bool derivesFrom(clang::QualType type, std::string_view qualifiedName) {
+  if (type.isNull()) return false;
+  type = type.getNonReferenceType();
+  if (const auto* pointer = type->getAs<clang::PointerType>()) type = pointer->getPointeeType();
+  return derivesFrom(type->getAsCXXRecordDecl(), qualifiedName);
+}
+
+// LibTorch's training API: a tensor's backward, an optimizer's step and zero_grad, a module's
+// train/eval/zero_grad/forward. Methods are recognised by the class they belong to, so an
+// environment's `step()` or a scheduler's is not an optimizer step.
+constexpr std::string_view kTensorClass = "at::Tensor";
+constexpr std::string_view kOptimizerClass = "torch::optim::Optimizer";
+constexpr std::string_view kModuleClass = "torch::nn::Module";
+constexpr std::string_view kModuleHolderClass = "torch::nn::ModuleHolder";
+
+// `model` of `model->f()` (a torch::nn::ModuleHolder or a std::shared_ptr) and of `(*model).f()`.
+const clang::Expr* throughHolder(const clang::Expr* expr) {
+  expr = expr->IgnoreParenImpCasts();
+  if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(expr);
+      op != nullptr && (op->getOperator() == clang::OO_Arrow || op->getOperator() == clang::OO_Star) &&
+      op->getNumArgs() >= 1) {
+    return op->getArg(0)->IgnoreParenImpCasts();
+  }
+  if (const auto* unary = llvm::dyn_cast<clang::UnaryOperator>(expr);
+      unary != nullptr && unary->getOpcode() == clang::UO_Deref) {
+    return unary->getSubExpr()->IgnoreParenImpCasts();
+  }
+  return expr;
+}
+
+bool isModuleType(clang::QualType type) {
+  return derivesFrom(type, kModuleClass) || derivesFrom(type, kModuleHolderClass);
+}
+
 class TranslationUnitLowering;
 
 class UnitLowerer {
@@ -244,6 +295,12 @@ private:
   void lowerStmt(const clang::Stmt* stmt, const clang::ReturnStmt*& pendingReturn,
                  bool& terminated);
   void lowerCall(const clang::CallExpr* call);
+  bool lowerTrainingCall(const clang::CallExpr* call);
+  void lowerAssign(const std::string& var, const clang::Expr* value, const clang::Stmt* at);
+  // The object a training call acts on, as written: `model` for `model->eval()`, `opt_` for a
+  // member; "" when it is not a variable or a member.
+  std::string objectName(const clang::Expr* expr) const;
+  uint16_t loopDepthOf(const clang::Stmt* stmt) const;
   void lowerSetEnabled(const clang::CallExpr* call, const std::string& callee);
   void lowerConstruct(const clang::CXXConstructExpr* construct);
   void lowerVarDecl(const clang::VarDecl* var, const clang::Stmt* at);
@@ -279,18 +336,23 @@ private:
 
 class TranslationUnitLowering : public clang::RecursiveASTVisitor<TranslationUnitLowering> {
 public:
-  TranslationUnitLowering(clang::ASTContext& context, const SourceText& source)
-      : context_(context), sources_(context.getSourceManager()), source_(source),
-        mainFile_(sources_.getMainFileID()) {}
+  TranslationUnitLowering(clang::ASTContext& context, const SourceText& source,
+                          const HeaderSelection* headers)
+      : context_(context), sources_(context.getSourceManager()), mainSource_(source),
+        source_(&source), mainFile_(sources_.getMainFileID()), file_(mainFile_),
+        headers_(headers) {}
 
   void run() {
     result_.module.language = ir::Language::Cpp;
-    result_.module.path = source_.path();
+    result_.module.path = mainSource_.path();
     TraverseDecl(context_.getTranslationUnitDecl());
-    std::stable_sort(result_.module.units.begin(), result_.module.units.end(),
-                     [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
-                       return a.range.startByte < b.range.startByte;
-                     });
+    auto byPosition = [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
+      return a.range.startByte < b.range.startByte;
+    };
+    std::stable_sort(result_.module.units.begin(), result_.module.units.end(), byPosition);
+    for (LoweredHeader& header : result_.headers) {
+      std::stable_sort(header.module.units.begin(), header.module.units.end(), byPosition);
+    }
   }
   LoweredTranslationUnit take() { return std::move(result_); }
 
@@ -302,7 +364,7 @@ public:
     // Declarations from headers hold nothing to report; skipping them keeps big includes cheap.
     if (decl != nullptr && !llvm::isa<clang::TranslationUnitDecl>(decl) &&
         !llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl, clang::ExportDecl>(decl) &&
-        !inMainFile(decl->getLocation())) {
+        !inLoweredFile(decl->getLocation())) {
       return true;
     }
     if (decl != nullptr && llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl>(decl) &&
@@ -319,14 +381,14 @@ public:
         method != nullptr && method->getParent()->isLambda()) {
       return true; // VisitLambdaExpr
     }
-    if (!inMainFile(function->getLocation())) return true;
+    if (!inLoweredFile(function->getLocation())) return true;
     lowerUnit(function, ir::UnitKind::Function);
     return true;
   }
 
   bool VisitLambdaExpr(clang::LambdaExpr* lambda) {
     const clang::CXXMethodDecl* call = lambda->getCallOperator();
-    if (call == nullptr || call->getBody() == nullptr || !inMainFile(lambda->getBeginLoc())) {
+    if (call == nullptr || call->getBody() == nullptr || !inLoweredFile(lambda->getBeginLoc())) {
       return true;
     }
     lowerUnit(call, ir::UnitKind::Lambda);
@@ -338,11 +400,30 @@ public:
     return sources_.getFileID(sources_.getExpansionLoc(location)) == mainFile_;
   }
 
+  // The main file, or a header of the project (HeaderSelection) whose functions are lowered.
+  bool inLoweredFile(clang::SourceLocation location) {
+    if (location.isInvalid()) return false;
+    const clang::FileID file = sources_.getFileID(sources_.getExpansionLoc(location));
+    if (file == mainFile_) return true;
+    if (headers_ == nullptr || file.isInvalid()) return false;
+    auto [it, inserted] = lowered_.try_emplace(file.getHashValue(), false);
+    if (inserted) {
+      const clang::OptionalFileEntryRef entry = sources_.getFileEntryRefForID(file);
+      if (entry) {
+        llvm::StringRef real = entry->getFileEntry().tryGetRealPathName();
+        it->second = headers_->wants(real.empty() ? entry->getName() : real,
+                                     sources_.isInSystemHeader(sources_.getLocForStartOfFile(file)));
+      }
+    }
+    return it->second;
+  }
+
   // A namespace spread over headers and the main file: only worth entering when some of its
   // declarations are in the main file.
-  bool declaresInMainFile(const clang::DeclContext* context) const {
+  bool inMainFileOrHeader(clang::SourceLocation location) { return inLoweredFile(location); }
+  bool declaresInMainFile(const clang::DeclContext* context) {
     for (const clang::Decl* decl : context->decls()) {
-      if (inMainFile(decl->getLocation())) return true;
+      if (inMainFileOrHeader(decl->getLocation())) return true;
       if (const auto* inner = llvm::dyn_cast<clang::DeclContext>(decl);
           inner != nullptr && llvm::isa<clang::NamespaceDecl, clang::LinkageSpecDecl>(decl) &&
           declaresInMainFile(inner)) {
@@ -354,8 +435,8 @@ public:
 
   clang::ASTContext& context() { return context_; }
   const clang::SourceManager& sources() const { return sources_; }
-  const SourceText& source() const { return source_; }
-  clang::FileID mainFile() const { return mainFile_; }
+  // The file of the unit being lowered (the main file or a header) and its bytes.
+  const SourceText& source() const { return *source_; }
   TypeClassifier& types() { return types_; }
 
   // Byte offsets in the main file of a range, as the user sees it: spellings inside a macro are
@@ -371,8 +452,8 @@ public:
     if (begin.isInvalid() || end.isInvalid()) return std::nullopt;
     const auto [beginFile, beginOffset] = sources_.getDecomposedLoc(begin);
     const auto [endFile, endOffset] = sources_.getDecomposedLoc(end);
-    if (beginFile != mainFile_ || endFile != mainFile_ || endOffset < beginOffset ||
-        endOffset > source_.bytes().size()) {
+    if (beginFile != file_ || endFile != file_ || endOffset < beginOffset ||
+        endOffset > source_->bytes().size()) {
       return std::nullopt;
     }
     return std::make_pair(beginOffset, endOffset);
@@ -385,7 +466,7 @@ public:
     }
     const auto span = bytes(range);
     if (!span) return "";
-    return source_.bytes().substr(span->first, span->second - span->first);
+    return source_->bytes().substr(span->first, span->second - span->first);
   }
 
 private:
@@ -393,8 +474,17 @@ private:
 
   clang::ASTContext& context_;
   const clang::SourceManager& sources_;
-  const SourceText& source_;
+  // Switches to the file `at` is in; returns the module its unit goes to, or null when
+  // another translation unit of the run lowers it.
+  ir::ModuleIR* enterFileOf(clang::SourceLocation at);
+
+  const SourceText& mainSource_;
+  const SourceText* source_; // of file_
   clang::FileID mainFile_;
+  clang::FileID file_; // the file of the unit being lowered
+  const HeaderSelection* headers_;
+  std::unordered_map<unsigned, bool> lowered_;       // FileID -> its functions are lowered
+  std::unordered_map<unsigned, size_t> headerIndex_; // FileID -> index in result_.headers
   TypeClassifier types_;
   LoweredTranslationUnit result_;
 };
@@ -424,7 +514,10 @@ void UnitLowerer::link(NodeId from, NodeId to) {
 }
 
 NodeId UnitLowerer::emit(Event event, const clang::Stmt* at) {
-  if (at != nullptr) setRegion(event, at);
+  if (at != nullptr) {
+    setRegion(event, at);
+    event.loopDepth = loopDepthOf(at);
+  }
   const bool mayRaise = event.mayRaise;
   const NodeId id = newNode(std::move(event));
   link(current_, id);
@@ -784,10 +877,37 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
   case rules::CppGradApi::None: break;
   }
   if (callee != nullptr && callee->getBuiltinID() != 0) return;
+  if (lowerTrainingCall(call)) return;
+  if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call);
+      op != nullptr && op->getOperator() == clang::OO_Equal && op->getNumArgs() == 2) {
+    // `loss = criterion(output, target)` on a class type (a tensor): a definition.
+    if (const std::string target = objectName(op->getArg(0)); !target.empty()) {
+      lowerAssign(target, op->getArg(1), call);
+      return;
+    }
+  }
   Event event;
   event.kind = EventKind::Call;
   event.callee = std::move(name);
   event.spelled = textOf(call->getCallee()->getSourceRange());
+  // A module's forward pass is spelled `model.forward` whichever way it is called
+  // (`model->forward(x)`, `model(x)` through a ModuleHolder), as GL303 looks for it.
+  if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call)) {
+    const clang::CXXMethodDecl* method = member->getMethodDecl();
+    if (method != nullptr && method->getIdentifier() != nullptr && method->getName() == "forward" &&
+        derivesFrom(method->getParent(), kModuleClass)) {
+      if (const std::string object = objectName(member->getImplicitObjectArgument());
+          !object.empty()) {
+        event.spelled = object + ".forward";
+      }
+    }
+  } else if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call);
+             op != nullptr && op->getOperator() == clang::OO_Call && op->getNumArgs() >= 1 &&
+             isModuleType(op->getArg(0)->getType())) {
+    if (const std::string object = objectName(op->getArg(0)); !object.empty()) {
+      event.spelled = object;
+    }
+  }
   event.mayRaise = mayThrow(call);
   event.resultDiscarded = resultDiscarded(call);
   event.var = assignedTo(call);
@@ -805,6 +925,147 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
     event.argBools.push_back(literal);
   }
   emit(std::move(event), call);
+}
+
+bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
+  const clang::FunctionDecl* callee = call->getDirectCallee();
+  if (callee == nullptr) return false;
+  Event event;
+  event.callee = callee->getQualifiedNameAsString();
+  event.range = rangeOf(call);
+  event.mayRaise = mayThrow(call);
+  if (event.callee == "torch::autograd::backward") {
+    event.kind = EventKind::Backward;
+    event.spelled = textOf(call->getCallee()->getSourceRange());
+    if (call->getNumArgs() > 0) {
+      // `torch::autograd::backward({loss})`: the list's first tensor.
+      const clang::Expr* tensors = strip(call->getArg(0));
+      if (const auto* list = llvm::dyn_cast<clang::CXXStdInitializerListExpr>(tensors)) {
+        tensors = strip(list->getSubExpr());
+      }
+      if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(tensors);
+          construct != nullptr && construct->getNumArgs() == 1) {
+        tensors = strip(construct->getArg(0)); // a std::vector built from the list
+        if (const auto* list = llvm::dyn_cast<clang::CXXStdInitializerListExpr>(tensors)) {
+          tensors = strip(list->getSubExpr());
+        }
+      }
+      if (const auto* list = llvm::dyn_cast<clang::InitListExpr>(tensors);
+          list != nullptr && list->getNumInits() > 0) {
+        tensors = list->getInit(0);
+      }
+      event.var = objectName(tensors);
+    }
+    emit(std::move(event), call);
+    return true;
+  }
+  const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call);
+  if (member == nullptr) return false;
+  const clang::CXXMethodDecl* method = member->getMethodDecl();
+  if (method == nullptr || method->getIdentifier() == nullptr) return false;
+  const llvm::StringRef name = method->getName();
+  const clang::CXXRecordDecl* owner = method->getParent();
+  if (name == "backward" && derivesFrom(owner, kTensorClass)) {
+    event.kind = EventKind::Backward;
+  } else if (name == "step" && derivesFrom(owner, kOptimizerClass)) {
+    event.kind = EventKind::Step;
+  } else if (name == "zero_grad" &&
+             (derivesFrom(owner, kOptimizerClass) || derivesFrom(owner, kModuleClass))) {
+    event.kind = EventKind::ZeroGrad;
+  } else if (name == "eval" && derivesFrom(owner, kModuleClass)) {
+    event.kind = EventKind::Eval;
+  } else if (name == "train" && derivesFrom(owner, kModuleClass)) {
+    // `train()` / `train(true)` trains, `train(false)` evaluates, `train(flag)` is unknown.
+    const ir::GradValue mode =
+        call->getNumArgs() > 0 ? modeArgument(call->getArg(0)) : ir::GradValue::Enabled;
+    if (mode == ir::GradValue::Unknown) return false;
+    event.kind = mode == ir::GradValue::Enabled ? EventKind::Train : EventKind::Eval;
+  } else {
+    return false;
+  }
+  const clang::Expr* object = member->getImplicitObjectArgument();
+  event.var = objectName(object);
+  const std::string written = event.var.empty() ? textOf(object->getSourceRange()) : event.var;
+  event.spelled = written.empty() ? name.str() : written + "." + name.str();
+  emit(std::move(event), call);
+  return true;
+}
+
+void UnitLowerer::lowerAssign(const std::string& var, const clang::Expr* value,
+                              const clang::Stmt* at) {
+  Event assign;
+  assign.kind = EventKind::Assign;
+  assign.var = var;
+  assign.range = rangeOf(at);
+  // The names the value is computed from (not in nested lambdas).
+  std::vector<const clang::Stmt*> stack{value};
+  while (!stack.empty()) {
+    const clang::Stmt* stmt = stack.back();
+    stack.pop_back();
+    if (stmt == nullptr || llvm::isa<clang::LambdaExpr>(stmt)) continue;
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(stmt);
+        ref != nullptr && llvm::isa<clang::VarDecl>(ref->getDecl())) {
+      assign.deps.push_back(varName(ref->getDecl()));
+      continue;
+    }
+    if (const auto* field = llvm::dyn_cast<clang::MemberExpr>(stmt);
+        field != nullptr && llvm::isa<clang::CXXThisExpr>(field->getBase()->IgnoreParenImpCasts())) {
+      assign.deps.push_back(field->getMemberDecl()->getNameAsString());
+      continue;
+    }
+    for (const clang::Stmt* child : stmt->children()) stack.push_back(child);
+  }
+  std::sort(assign.deps.begin(), assign.deps.end());
+  assign.deps.erase(std::unique(assign.deps.begin(), assign.deps.end()), assign.deps.end());
+  // `x.clone()` copies: not a view of what it was computed from.
+  if (const auto* call = llvm::dyn_cast_or_null<clang::CXXMemberCallExpr>(strip(value))) {
+    const clang::CXXMethodDecl* method = call->getMethodDecl();
+    assign.freshValue = method != nullptr && method->getIdentifier() != nullptr &&
+                        method->getName() == "clone" && derivesFrom(method->getParent(), kTensorClass);
+  }
+  emit(std::move(assign), at);
+}
+
+std::string UnitLowerer::objectName(const clang::Expr* expr) const {
+  // `a.b.c` is read from the outside in: collect the member names, then the root variable.
+  std::vector<std::string> parts;
+  const clang::Expr* current = expr;
+  while (current != nullptr) {
+    current = throughHolder(strip(current));
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(current)) {
+      if (!llvm::isa<clang::VarDecl>(ref->getDecl())) return "";
+      parts.push_back(varName(ref->getDecl()));
+      break;
+    }
+    const auto* member = llvm::dyn_cast<clang::MemberExpr>(current);
+    if (member == nullptr || parts.size() > 16) return "";
+    parts.push_back(member->getMemberDecl()->getNameAsString());
+    const clang::Expr* base = member->getBase()->IgnoreParenImpCasts();
+    if (llvm::isa<clang::CXXThisExpr>(base)) break; // `this->opt_` or `opt_`: the member
+    current = base;
+  }
+  std::string name;
+  for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
+    if (!name.empty()) name += '.';
+    name += *part;
+  }
+  return name;
+}
+
+uint16_t UnitLowerer::loopDepthOf(const clang::Stmt* stmt) const {
+  uint16_t depth = 0;
+  const clang::Stmt* child = stmt;
+  for (const clang::Stmt* parent = parents_->getParent(child); parent != nullptr;
+       child = parent, parent = parents_->getParent(child)) {
+    if (llvm::isa<clang::WhileStmt, clang::DoStmt>(parent)) {
+      ++depth;
+    } else if (const auto* forStmt = llvm::dyn_cast<clang::ForStmt>(parent)) {
+      if (child != forStmt->getInit()) ++depth;
+    } else if (const auto* rangeFor = llvm::dyn_cast<clang::CXXForRangeStmt>(parent)) {
+      if (child == rangeFor->getBody() || child == rangeFor->getLoopVarStmt()) ++depth;
+    }
+  }
+  return depth;
 }
 
 void UnitLowerer::lowerConstruct(const clang::CXXConstructExpr* construct) {
@@ -831,6 +1092,12 @@ void UnitLowerer::lowerVarDecl(const clang::VarDecl* var, const clang::Stmt* at)
     return;
   }
   const ObjectKind& kind = objectKind(var);
+  if (kind.kind == ObjectKind::None && var->getInit() != nullptr && var->hasLocalStorage() &&
+      !var->getType()->isReferenceType()) {
+    // `auto output = model->forward(x);`: a definition, for the value-flow rules.
+    lowerAssign(varName(var), var->getInit(), at);
+    return;
+  }
   if (kind.kind != ObjectKind::Guard) return; // restorers only matter when they are destroyed
   const clang::SourceRange declared = var->getSourceRange();
   if (kind.guard->savesGradMode) {
@@ -907,6 +1174,12 @@ void UnitLowerer::lowerStmt(const clang::Stmt* stmt, const clang::ReturnStmt*& p
     if (auto it = syntheticDecls_.find(decl); it != syntheticDecls_.end()) original = it->second;
     for (const clang::Decl* d : decl->decls()) {
       if (const auto* var = llvm::dyn_cast<clang::VarDecl>(d)) lowerVarDecl(var, original);
+    }
+  } else if (const auto* store = llvm::dyn_cast<clang::BinaryOperator>(stmt);
+             store != nullptr && store->getOpcode() == clang::BO_Assign &&
+             !isIsEnabledCall(store->getRHS())) {
+    if (const std::string target = objectName(store->getLHS()); !target.empty()) {
+      lowerAssign(target, store->getRHS(), store);
     }
   } else if (const auto* assign = llvm::dyn_cast<clang::BinaryOperator>(stmt);
              assign != nullptr && assign->getOpcode() == clang::BO_Assign &&
@@ -1177,19 +1450,51 @@ std::string displayName(const clang::FunctionDecl* function, ir::UnitKind kind) 
   return name;
 }
 
+ir::ModuleIR* TranslationUnitLowering::enterFileOf(clang::SourceLocation at) {
+  const clang::SourceLocation location = sources_.getExpansionLoc(at);
+  const clang::FileID file = sources_.getFileID(location);
+  if (file == mainFile_ || headers_ == nullptr) {
+    file_ = mainFile_;
+    source_ = &mainSource_;
+    return &result_.module;
+  }
+  const clang::OptionalFileEntryRef entry = sources_.getFileEntryRefForID(file);
+  if (!entry) return nullptr;
+  llvm::StringRef real = entry->getFileEntry().tryGetRealPathName();
+  const std::string path = (real.empty() ? entry->getName() : real).str();
+  // Each header function once per run, whichever translation unit reaches it first.
+  if (!headers_->claim(path, sources_.getFileOffset(location))) return nullptr;
+  auto [it, inserted] = headerIndex_.try_emplace(file.getHashValue(), result_.headers.size());
+  if (inserted) {
+    LoweredHeader header;
+    header.realPath = path;
+    header.source = std::make_shared<SourceText>(headers_->displayPath(path),
+                                                 sources_.getBufferData(file).str());
+    header.module.language = ir::Language::Cpp;
+    header.module.path = header.source->path();
+    result_.headers.push_back(std::move(header));
+  }
+  LoweredHeader& header = result_.headers[it->second];
+  file_ = file;
+  source_ = header.source.get();
+  return &header.module;
+}
+
 void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind) {
+  ir::ModuleIR* module = enterFileOf(function->getLocation());
+  if (module == nullptr) return;
   ir::FunctionIR fn;
   fn.kind = kind;
   fn.name = displayName(function, kind);
   if (kind == ir::UnitKind::Function) fn.qualifiedName = function->getQualifiedNameAsString();
   if (const auto span = bytes(function->getSourceRange())) {
-    fn.range = source_.range(span->first, span->second);
+    fn.range = source_->range(span->first, span->second);
   }
   if (const auto span = bytes(function->getNameInfo().getSourceRange());
       span && kind == ir::UnitKind::Function) {
-    fn.nameRange = source_.range(span->first, span->second);
+    fn.nameRange = source_->range(span->first, span->second);
   } else if (const auto lambdaSpan = bytes(function->getSourceRange())) {
-    fn.nameRange = source_.range(lambdaSpan->first, lambdaSpan->first);
+    fn.nameRange = source_->range(lambdaSpan->first, lambdaSpan->first);
   }
   for (const clang::ParmVarDecl* param : function->parameters()) {
     fn.params.push_back(param->getName().empty() ? "*" : param->getNameAsString());
@@ -1202,7 +1507,7 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
   const bool built = lowerer.lower();
   if (lowerer.tooLarge()) {
     result_.warnings.push_back(fmt::format(
-        "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source_.path(),
+        "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source_->path(),
         fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
     fn.nodes.clear();
     fn.entry = fn.normalExit = fn.exceptionalExit = kNoNode;
@@ -1212,16 +1517,19 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
     result_.warnings.push_back(fmt::format(
         "{}:{}: `{}`: Clang could not build its control-flow graph; only how guards are written "
         "was checked",
-        source_.path(), fn.range.startLine + 1, fn.name));
+        source_->path(), fn.range.startLine + 1, fn.name));
   }
-  result_.module.units.push_back(std::move(fn));
+  module->units.push_back(std::move(fn));
+  file_ = mainFile_;
+  source_ = &mainSource_;
 }
 
 } // namespace
 
 LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
-                                            const SourceText& mainFile) {
-  TranslationUnitLowering lowering(context, mainFile);
+                                            const SourceText& mainFile,
+                                            const HeaderSelection* headers) {
+  TranslationUnitLowering lowering(context, mainFile, headers);
   lowering.run();
   return lowering.take();
 }

@@ -23,7 +23,8 @@ namespace gradlint::tidy {
 namespace {
 
 // The rules whose findings the C++ frontend can produce.
-constexpr std::array<std::string_view, 4> kCppRules = {"GL101", "GL104", "GL105", "GL106"};
+constexpr std::array<std::string_view, 9> kCppRules = {"GL101", "GL104", "GL105", "GL106", "GL301",
+                                                     "GL302", "GL303", "GL304", "GL305"};
 
 // One lowering per translation unit, shared by the checks (each check runs one rule).
 struct SharedAnalysis {

@@ -4,6 +4,8 @@
 // <torch/torch.h> costs ~10 s per file, this one nothing. test/cpp/e2e checks the real one.
 #pragma once
 
+#include <vector>
+
 namespace c10 {
 
 struct GradMode {
@@ -58,7 +60,11 @@ struct AutoDispatchBelowADInplaceOrView {
 class Tensor {
 public:
   Tensor operator*(const Tensor& other) const;
+  Tensor operator+(const Tensor& other) const;
   void backward() const;
+  Tensor clone() const;
+  Tensor detach() const;
+  float item() const;
 };
 
 } // namespace at
@@ -72,6 +78,8 @@ using AutoGradMode = at::AutoGradMode;
 namespace autograd {
 using GradMode = at::GradMode;
 using AutoGradMode = at::AutoGradMode;
+using variable_list = std::vector<Tensor>;
+void backward(const variable_list& tensors);
 } // namespace autograd
 
 Tensor randn(int size);
@@ -80,9 +88,52 @@ Tensor load(const char* path);
 namespace nn {
 class Module {
 public:
+  virtual ~Module();
   Tensor forward(const Tensor& input);
+  virtual void train(bool on = true);
   void eval();
+  virtual void zero_grad(bool set_to_none = true);
+  std::vector<Tensor> parameters() const;
 };
+
+// torch/nn/pimpl.h: `TORCH_MODULE(Net)` makes `Net` a holder of a shared_ptr<NetImpl>.
+template <typename Contained>
+class ModuleHolder {
+public:
+  ModuleHolder();
+  Contained* operator->();
+  const Contained* operator->() const;
+  Contained& operator*();
+  template <typename... Args>
+  Tensor operator()(Args&&... args);
+};
+
+class LinearImpl : public Module {
+public:
+  Tensor forward(const Tensor& input);
+};
+class Linear : public ModuleHolder<LinearImpl> {};
+
+Tensor mse_loss(const Tensor& input, const Tensor& target);
 } // namespace nn
+
+namespace optim {
+class Optimizer {
+public:
+  explicit Optimizer(std::vector<Tensor> params);
+  virtual ~Optimizer();
+  virtual Tensor step();
+  void zero_grad(bool set_to_none = true);
+};
+class SGD : public Optimizer {
+public:
+  SGD(std::vector<Tensor> params, double lr);
+  Tensor step() override;
+};
+class LRScheduler {
+public:
+  void step();
+};
+} // namespace optim
 
 } // namespace torch
