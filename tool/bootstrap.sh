@@ -29,7 +29,9 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           # libFuzzer and the sanitizer runtimes for Clang (the `fuzz` preset, test/fuzz).
           libclang-rt-19-dev
           # A real LSP client for `gradlint server`'s end-to-end test (test/lsp/neovim.test).
-          neovim)
+          neovim
+          # Bazel 4.2.3 and its JDK, for the gradlint aspect's test (test/bazel).
+          bazel-bootstrap)
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
