@@ -51,15 +51,16 @@ def _dependency_summaries(rule_attr):
 def _shell_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
-def _common_args(ctx, summaries):
+def _context_args(ctx, summaries):
     # --no-context: the action sees only its declared inputs (sources and summaries); reading
     # other files of the workspace would make the result depend on undeclared inputs.
-    # --no-cache: Bazel's action cache is the cache.
-    args = ["--no-context", "--no-cache", "--no-respect-gitignore", "--force-exclude"]
+    # `--summaries=FILE`, one file each: the option takes several values, and the `=` form keeps
+    # it from taking the source paths that follow.
+    args = ["--no-context"]
     if ctx.file._config:
-        args += ["--config", ctx.file._config.path]
+        args.append("--config=" + ctx.file._config.path)
     for summary in summaries:
-        args += ["--summaries", summary.path]
+        args.append("--summaries=" + summary.path)
     return args
 
 def _cc_flags(target):
@@ -128,7 +129,11 @@ def _gradlint_aspect_impl(target, ctx):
     summary_inputs = transitive.to_list()
     config_inputs = [ctx.file._config] if ctx.file._config else []
     inputs = depset(srcs + headers + config_inputs, transitive = [transitive])
-    common = _common_args(ctx, summary_inputs)
+    context = _context_args(ctx, summary_inputs)
+
+    # --no-cache: Bazel's action cache is the cache. The sources are named on purpose, so no
+    # exclude or .gitignore applies.
+    check_args = context + ["--no-cache", "--no-respect-gitignore"]
     src_paths = [f.path for f in srcs]
     after_paths = ["--"] + compiler_flags if compiler_flags else []
     gradlint = ctx.executable._gradlint
@@ -138,7 +143,7 @@ def _gradlint_aspect_impl(target, ctx):
         summary = ctx.actions.declare_file(target.label.name + ".gradlint.summary")
         ctx.actions.run(
             executable = gradlint,
-            arguments = ["summarize", "-o", summary.path] + common + src_paths,
+            arguments = ["summarize", "-o", summary.path] + context + src_paths,
             inputs = inputs,
             outputs = [summary],
             mnemonic = "GradlintSummarize",
@@ -151,7 +156,7 @@ def _gradlint_aspect_impl(target, ctx):
         target = target,
         gradlint = gradlint,
         inputs = inputs,
-        args = common + src_paths + after_paths,
+        args = check_args + src_paths + after_paths,
     )
     human = _report_action(run, "full", ".gradlint.out", "GradlintCheck", exit_code = True)
     machine = _report_action(run, "sarif", ".gradlint.sarif", "GradlintSarif")
