@@ -33,6 +33,9 @@ install(FILES "${gradlint_completion}"
 install(FILES README.md .pre-commit-hooks.yaml DESTINATION ${CMAKE_INSTALL_DOCDIR}
         COMPONENT Runtime)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs COMPONENT Runtime)
+# The Bazel rules (docs/integrations/bazel.md): local_repository(path = "/usr/share/gradlint/bazel").
+install(DIRECTORY tool/bazel/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gradlint/bazel
+        COMPONENT Runtime)
 if(TARGET gradlint_probe)
   install(TARGETS gradlint_probe LIBRARY DESTINATION ${GRADLINT_PRIVATE_LIBDIR} COMPONENT Runtime)
   # The pytest plugin that names tests for the tracer: probe run looks for it in the folder

@@ -2,6 +2,7 @@
 # file whose RUN lines drive the real `gradlint` binary; CHECK lines sit next to the code
 # they describe, clang-tidy style.
 import os
+import shutil
 
 import lit.formats
 
@@ -38,3 +39,7 @@ config.substitutions.append(("%srcroot", config.gradlint_src_root))
 config.substitutions.append(
     ("%check-file",
      config.gradlint_bin + " check --no-respect-gitignore --output-format concise"))
+
+# Bazel (Debian's bazel-bootstrap) for the aspect's suite, test/bazel.
+if shutil.which("bazel"):
+    config.available_features.add("bazel")

@@ -37,7 +37,9 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates python3 bc
           neovim
           # The Debian packages (cpack, cmake/Install.cmake): dpkg-shlibdeps computes their
           # Depends; groff checks the generated man page (test/install).
-          dpkg-dev groff-base)
+          dpkg-dev groff-base
+          # Bazel 4.2.3 and its JDK, for the gradlint aspect's test (test/bazel).
+          bazel-bootstrap)
 # Node.js may come from elsewhere than Debian; only install Debian's when there is no npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
