@@ -43,3 +43,6 @@ config.substitutions.append(
 # Bazel (Debian's bazel-bootstrap) for the aspect's suite, test/bazel.
 if shutil.which("bazel"):
     config.available_features.add("bazel")
+# The C++ checker (GRADLINT_WITH_CPP; off in the sanitizer and fuzz presets).
+if config.gradlint_with_cpp:
+    config.available_features.add("cpp")

@@ -10,10 +10,11 @@ namespace {
 using nlohmann::ordered_json;
 
 ordered_json rangeToJson(const ir::SourceRange& range) {
-  // Lines and columns are what a reader shows; bytes let a related location be exact.
+  // Lines and columns only: byte offsets would change with every edit above the toggle that
+  // keeps its line (a comment's text), and an unchanged summary must keep its bytes so that a
+  // build system does not re-check the dependents.
   return {{"start", {range.startLine, range.startColumn}},
-          {"end", {range.endLine, range.endColumn}},
-          {"bytes", {range.startByte, range.endByte}}};
+          {"end", {range.endLine, range.endColumn}}};
 }
 
 ir::SourceRange rangeFromJson(const ordered_json& value) {
@@ -22,8 +23,7 @@ ir::SourceRange rangeFromJson(const ordered_json& value) {
   range.startColumn = value.at("start").at(1).get<uint32_t>();
   range.endLine = value.at("end").at(0).get<uint32_t>();
   range.endColumn = value.at("end").at(1).get<uint32_t>();
-  range.startByte = value.at("bytes").at(0).get<uint32_t>();
-  range.endByte = value.at("bytes").at(1).get<uint32_t>();
+  // No byte offsets (a consumer that needs them maps lines and columns in the file itself).
   return range;
 }
 

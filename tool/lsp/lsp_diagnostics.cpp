@@ -34,10 +34,13 @@ public:
 
   nlohmann::json location(const std::string& path, const ir::SourceRange& range) {
     const TextDocument* file = fileFor(path);
-    if (file == nullptr) {
+    // A range read from a summary file has lines and columns but no byte offsets.
+    const bool noBytes = range.endByte == 0 && (range.endLine != 0 || range.endColumn != 0);
+    if (file == nullptr || noBytes) {
       // Unreadable: code points are the closest thing to UTF-16 units we have.
       const Range fallback{{range.startLine, range.startColumn}, {range.endLine, range.endColumn}};
-      return {{"uri", uriFromPath(absolute(path))}, {"range", toJson(fallback)}};
+      return {{"uri", file != nullptr ? file->uri() : uriFromPath(absolute(path))},
+              {"range", toJson(fallback)}};
     }
     return {{"uri", file->uri()},
             {"range", toJson(rangeOf(*file, range.startByte, range.endByte))}};

@@ -23,17 +23,22 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HELPERS = "lib/helpers.py"
+TIMINGS = []  # (step, wall seconds of its `bazel build`), printed last for the record
 SUMMARY = "bazel-bin/lib/helpers.gradlint.summary"
 
 
-def run(cmd, cwd, env, check=True):
+def run(cmd, cwd, env, check=True, step=None):
+    started = time.monotonic()
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
     if check and proc.returncode != 0:
         print(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stdout}")
         sys.exit(1)
+    if step:
+        TIMINGS.append((step, time.monotonic() - started))
     return proc
 
 
@@ -110,7 +115,7 @@ def main() -> int:
         # 2. Cold build.
         log = os.path.join(work, "cold.json")
         run(startup + ["build"] + build_flags + [f"--execution_log_json_file={log}", "//..."],
-            workspace, env)
+            workspace, env, step="cold")
         print_actions("cold", executed_actions(log))
         for name in ["lib/helpers", "app/train", "app/evaluate", "cc/infer"]:
             print(f"== report //{name.replace('/', ':')}")
@@ -140,7 +145,7 @@ def main() -> int:
         open(helpers, "w", encoding="utf-8").write(edited)
         log = os.path.join(work, "comment.json")
         run(startup + ["build"] + build_flags + [f"--execution_log_json_file={log}", "//..."],
-            workspace, env)
+            workspace, env, step="comment edit")
         same = digest(os.path.join(workspace, SUMMARY)) == before
         print(f"== comment edit: summary {'byte-identical' if same else 'CHANGED'}")
         print_actions("comment edit", executed_actions(log))
@@ -151,7 +156,7 @@ def main() -> int:
         open(helpers, "w", encoding="utf-8").write(fixed)
         log = os.path.join(work, "facts.json")
         run(startup + ["build"] + build_flags + [f"--execution_log_json_file={log}", "//..."],
-            workspace, env)
+            workspace, env, step="facts edit")
         same = digest(os.path.join(workspace, SUMMARY)) == before
         print(f"== facts edit: summary {'byte-identical' if same else 'changed'}")
         print_actions("facts edit", executed_actions(log))
@@ -162,8 +167,10 @@ def main() -> int:
         run(startup + ["clean"], workspace, env)
         log = os.path.join(work, "cached.json")
         run(startup + ["build"] + build_flags + [f"--execution_log_json_file={log}", "//..."],
-            workspace, env)
+            workspace, env, step="after bazel clean")
         print_actions("after bazel clean", executed_actions(log))
+        for step, seconds in TIMINGS:
+            print(f"== time {step}: {seconds:.1f} s")
     finally:
         run(startup + ["shutdown"], workspace, env, check=False)
         # Bazel leaves its output tree read-only; keep the logs, drop the rest.
