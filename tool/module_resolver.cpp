@@ -10,16 +10,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool isFolder(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_directory(path, ec);
-}
-
-bool isFile(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec);
-}
-
 std::vector<std::string> splitDots(const std::string& dotted) {
   std::vector<std::string> parts;
   size_t start = 0;

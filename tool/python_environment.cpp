@@ -15,16 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool isFolder(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_directory(path, ec);
-}
-
-bool isFile(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec);
-}
-
 std::string trim(std::string_view text) {
   const size_t start = text.find_first_not_of(" \t\r");
   if (start == std::string_view::npos) return {};

@@ -15,4 +15,14 @@ bool readWholeFile(const std::string& path, std::string& out, std::string& error
 // readers see the old file or the new one, whole. Returns false with `error` (the reason).
 bool replaceFile(const std::filesystem::path& path, std::string_view text, std::string& error);
 
+// Whether `path` is a folder / a regular file (links followed); false when it cannot be looked at.
+inline bool isFolder(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+inline bool isFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
 } // namespace gradlint
