@@ -82,8 +82,10 @@ std::optional<Fix> saveAndRestoreFix(const FixSyntax& syntax, const ir::Function
   if (arguments.size() != 1 || python::kindOf(arguments.front()) != python::Kind::true_) {
     return std::nullopt;
   }
-  const std::string_view body =
-      syntax.source().bytes().substr(fn.range.startByte, fn.range.endByte - fn.range.startByte);
+  // A copy: the source's text may be a temporary here.
+  const std::string body(
+      std::string_view(syntax.source().bytes())
+          .substr(fn.range.startByte, fn.range.endByte - fn.range.startByte));
   std::string name;
   for (std::string_view candidate : {"prev", "prev_grad_enabled"}) {
     if (!mentionsWord(body, candidate)) {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -156,7 +157,8 @@ private:
   const ContextRequest& request_;
   ContextReport& report_;
   ModuleResolver resolver_;
-  std::vector<Module> modules_;
+  // A deque: follow() holds a module while demand() appends new ones.
+  std::deque<Module> modules_;
   std::unordered_map<std::string, size_t> byName_;
   std::unordered_set<std::string> checkedFiles_; // normal paths
   std::vector<size_t> toRead_;
