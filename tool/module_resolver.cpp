@@ -47,12 +47,7 @@ bool isBuiltinModule(std::string_view name) {
 }
 
 std::string headerValue(std::string_view text, std::string_view key) {
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
+  for (std::string_view line : Lines(text)) {
     if (line.empty() || line == "\r") break; // the headers end at the first blank line
     if (line.size() > key.size() + 1 && line.starts_with(key) && line[key.size()] == ':') {
       std::string_view value = line.substr(key.size() + 1);
@@ -73,24 +68,15 @@ std::vector<std::string> topLevelModules(const fs::path& metadata) {
   std::string text;
   std::string error;
   if (readWholeFile((metadata / "top_level.txt").string(), text, error)) {
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string name = text.substr(start, end - start);
+    for (std::string_view line : Lines(text)) {
+      std::string name(line);
       while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
       if (!name.empty()) names.push_back(name);
-      start = end + 1;
     }
     return names;
   }
   if (!readWholeFile((metadata / "RECORD").string(), text, error)) return names;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = std::string_view(text).substr(start, end - start);
-    start = end + 1;
+  for (std::string_view line : Lines(text)) {
     const size_t cut = line.find_first_of("/,");
     std::string_view first = line.substr(0, cut);
     if (first.empty() || first.starts_with("..") || first.ends_with(".dist-info") ||

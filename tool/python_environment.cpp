@@ -49,12 +49,7 @@ std::optional<VenvConfig> readVenvConfig(const fs::path& prefix) {
   const fs::path file = prefix / "pyvenv.cfg";
   if (!isFile(file) || !readWholeFile(file.string(), text, error)) return std::nullopt;
   VenvConfig config;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = std::string_view(text).substr(start, end - start);
-    start = end + 1;
+  for (std::string_view line : Lines(text)) {
     const size_t equals = line.find('=');
     if (equals == std::string_view::npos) continue;
     const std::string key = trim(line.substr(0, equals));
@@ -115,12 +110,8 @@ void addPthFolders(const fs::path& site, PathList& list) {
     std::string text;
     std::string error;
     if (!readWholeFile(file.string(), text, error)) continue;
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      const std::string line = trim(std::string_view(text).substr(start, end - start));
-      start = end + 1;
+    for (std::string_view raw : Lines(text)) {
+      const std::string line = trim(raw);
       if (line.empty() || line[0] == '#' || line.starts_with("import ") ||
           line.starts_with("import\t")) {
         continue;

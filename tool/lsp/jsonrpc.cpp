@@ -147,4 +147,11 @@ void MessageWriter::write(const nlohmann::json& message) {
   out_.flush();
 }
 
+const nlohmann::json& member(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json kNull;
+  if (!object.is_object()) return kNull;
+  const auto found = object.find(key);
+  return found == object.end() ? kNull : *found;
+}
+
 } // namespace gradlint::lsp

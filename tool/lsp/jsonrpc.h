@@ -59,4 +59,8 @@ private:
   std::mutex mutex_;
 };
 
+// `object[key]`, or null when `object` is not an object or has no such member (params of a
+// message from a client are never trusted to have a shape).
+const nlohmann::json& member(const nlohmann::json& object, const char* key);
+
 } // namespace gradlint::lsp

@@ -1,6 +1,7 @@
 #include "tool/lsp/notebooks.h"
 
 #include "checkers/python/notebook.h"
+#include "tool/lsp/jsonrpc.h"
 #include "tool/lsp/lsp_diagnostics.h"
 
 #include <fmt/format.h>
@@ -14,13 +15,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int kCodeCell = 2; // LSP NotebookCellKind.Code
-
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  const auto found = object.find(key);
-  return found == object.end() ? kNull : *found;
-}
 
 std::string stringMember(const json& object, const char* key) {
   const json& value = member(object, key);

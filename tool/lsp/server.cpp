@@ -76,13 +76,6 @@ bool nestsDeeperThan(std::string_view text, size_t limit) {
   return false;
 }
 
-const json& member(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  const auto found = object.find(key);
-  return found == object.end() ? kNull : *found;
-}
-
 // A required string member; InvalidParams when missing.
 std::string stringMember(const json& object, const char* key) {
   const json& value = member(object, key);
