@@ -198,7 +198,17 @@ std::optional<CheckResult> resultFromJson(const json& entry, const std::string& 
     const auto input = byPath.find(path);
     if (input == byPath.end()) return std::nullopt;
     FileReport report;
-    report.source = std::make_shared<SourceText>(path, *input->second->contents);
+    const std::string& bytes = *input->second->contents;
+    if (isNotebookPath(path)) {
+      // The stored ranges are in the text of the notebook's joined cells: rebuild it.
+      std::string error;
+      std::optional<Notebook> notebook = Notebook::parse(bytes, error);
+      if (!notebook) return std::nullopt;
+      report.source =
+          std::make_shared<SourceText>(path, std::make_shared<const Notebook>(std::move(*notebook)));
+    } else {
+      report.source = std::make_shared<SourceText>(path, bytes);
+    }
     for (const json& d : file.at("diagnostics")) {
       report.diagnostics.push_back(diagnosticFromJson(d));
     }
@@ -284,8 +294,8 @@ bool writeEntry(const std::filesystem::path& dir, const std::string& name, const
 CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
                               const std::filesystem::path& cacheDir) {
   for (const FileInput& input : inputs) {
-    // Cached reports are rebuilt from the file's text; a notebook's report needs its cells.
-    if (isCppPath(input.ref.path) || isNotebookPath(input.ref.path)) {
+    // A C++ result also depends on headers and compile flags, which the key does not hash.
+    if (isCppPath(input.ref.path)) {
       return runCheck(inputs, options);
     }
   }
