@@ -61,6 +61,14 @@ struct TrainerClass {
 };
 TrainerClass classifyTrainerClass(std::string_view qualifiedName);
 
+// `accelerator.prepare(model, optimizer, dataloader, scheduler)` readies each object by its
+// type; only models are trained. These say what is not one: an optimizer, learning-rate
+// scheduler or data loader, by the call that built it (a resolved qualified name:
+// `torch.optim.AdamW`, `transformers.get_scheduler`, `torch.utils.data.DataLoader`) or, for a
+// name of unknown origin, by the name such objects go by (`lr_scheduler`, `train_dataloader`).
+bool buildsNonModule(std::string_view qualifiedName);
+bool namedAsNonModule(std::string_view name);
+
 // Where a device_map string sends weights: "disk" offloads, "auto"-style strategies may, a
 // single device ("cpu", "cuda:0") does not (no hooks).
 enum class DeviceMapPlacement : uint8_t { OnDevice, Offloads, MayOffload };

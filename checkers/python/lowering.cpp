@@ -267,6 +267,9 @@ private:
   bool lowerTrainingCall(TSNode call, TSNode function, const std::string& callee);
   void emitAssign(TSNode at, std::string var, std::vector<std::string> deps, bool freshValue);
   bool isOptimizer(std::string_view receiver) const;
+  // An `accelerator.prepare()` argument that may be a model (not an optimizer, scheduler or
+  // data loader by how it was built or what it is called).
+  bool mayBeModel(TSNode object) const;
   bool optimizerOverNewLeaves(TSNode value, const std::string& callee) const;
   // `x.clone()` is a new tensor: the value no longer depends on how `x` was made.
   void dropClonedDependency(TSNode call, std::vector<std::string>& deps) const;
@@ -2089,6 +2092,21 @@ void UnitLowerer::dropClonedDependency(TSNode call, std::vector<std::string>& de
   if (it != deps.rend()) deps.erase(std::next(it).base());
 }
 
+bool UnitLowerer::mayBeModel(TSNode object) const {
+  const std::string name(text(object, source_));
+  if (module_.optimizerNames.count(name) || rules::namedAsNonModule(name)) return false;
+  // Built in this unit by an optimizer, scheduler or data-loader constructor, every time.
+  bool built = false;
+  for (const auto& [target, call] : unit_.assignedCalls) {
+    if (target != name) continue;
+    if (!rules::buildsNonModule(module_.resolver.resolve(field(call, fields().function), source_))) {
+      return true;
+    }
+    built = true;
+  }
+  return !built;
+}
+
 bool UnitLowerer::isOptimizer(std::string_view receiver) const {
   if (module_.optimizerNames.count(std::string(receiver))) return true;
   std::string name(receiver.substr(receiver.rfind('.') == std::string_view::npos
@@ -2387,11 +2405,18 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     emitObjectEvent(EventKind::MoveTo, receiver, call, std::string(method) + "()");
     return false; // keep the call: `.to()` results are values too
   }
-  if (method == "prepare" && receiver.ends_with("accelerator")) {
-    // accelerator.prepare(model, optimizer, ...) readies each object for training.
+  if ((method == "prepare" || method == "prepare_model") && receiver.ends_with("accelerator")) {
+    // accelerator.prepare(model, optimizer, dataloader, scheduler) readies each object by its
+    // type and only the models for training; prepare_model(m, evaluation_mode=True) for
+    // inference only.
+    TSNode evaluation = keywordArgument(call, "evaluation_mode", source_);
+    if (method == "prepare_model" && !isNull(evaluation) &&
+        kindOf(unparenthesize(evaluation)) != Kind::false_) {
+      return false;
+    }
     for (TSNode argument : children(field(call, f.arguments))) {
       const Kind kind = kindOf(argument);
-      if (kind == Kind::identifier || kind == Kind::attribute) {
+      if ((kind == Kind::identifier || kind == Kind::attribute) && mayBeModel(argument)) {
         emitObjectEvent(EventKind::Train, std::string(text(argument, source_)), argument,
                         "accelerator.prepare()");
       }
