@@ -157,4 +157,12 @@ DeviceMapPlacement classifyDeviceMapString(std::string_view value) {
   return DeviceMapPlacement::OnDevice; // "cuda", "cuda:0", a device index
 }
 
+bool isBitsAndBytesConfig(std::string_view qualifiedName) {
+  return qualifiedName.substr(qualifiedName.rfind('.') + 1) == "BitsAndBytesConfig";
+}
+
+bool isQuantizedLoadOption(std::string_view keyword) {
+  return keyword == "load_in_8bit" || keyword == "load_in_4bit";
+}
+
 } // namespace gradlint::rules

@@ -74,4 +74,12 @@ bool namedAsNonModule(std::string_view name);
 enum class DeviceMapPlacement : uint8_t { OnDevice, Offloads, MayOffload };
 DeviceMapPlacement classifyDeviceMapString(std::string_view value);
 
+// bitsandbytes quantization (`quantization_config=BitsAndBytesConfig(load_in_4bit=True)`, or
+// `load_in_8bit=True` on the loader): transformers refuses to load (ValueError "Some modules
+// are dispatched on the CPU or the disk") when the map puts layers on cpu or disk, unless the
+// config sets this option. An automatic map then fails loudly instead of offloading.
+bool isBitsAndBytesConfig(std::string_view qualifiedName);
+bool isQuantizedLoadOption(std::string_view keyword); // load_in_8bit, load_in_4bit
+inline constexpr std::string_view kQuantizedCpuOffloadOption = "llm_int8_enable_fp32_cpu_offload";
+
 } // namespace gradlint::rules

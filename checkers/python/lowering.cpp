@@ -294,6 +294,9 @@ private:
   // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
   // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
   std::vector<TSNode> plainBindings(std::string_view name) const;
+  // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
+  // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
+  bool quantizedWithoutCpuOffload(TSNode call) const;
   // An `accelerator.prepare()` argument that may be a model (not an optimizer, scheduler or
   // data loader by how it was built or what it is called).
   bool mayBeModel(TSNode object) const;
@@ -2125,12 +2128,50 @@ rules::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
   }
   TSNode map = unparenthesize(keywordArgument(call, "device_map", source_));
   if (isNull(map)) return rules::DeviceMapPlacement::OnDevice;
-  if (kindOf(map) != Kind::identifier) return mapPlacement(map, source_);
-  const std::vector<TSNode> values = plainBindings(text(map, source_));
-  if (values.empty()) return rules::DeviceMapPlacement::MayOffload;
-  rules::DeviceMapPlacement placement = rules::DeviceMapPlacement::OnDevice;
-  for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
+  rules::DeviceMapPlacement placement = rules::DeviceMapPlacement::MayOffload;
+  if (kindOf(map) != Kind::identifier) {
+    placement = mapPlacement(map, source_);
+  } else if (const std::vector<TSNode> values = plainBindings(text(map, source_)); !values.empty()) {
+    placement = rules::DeviceMapPlacement::OnDevice;
+    for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
+  }
+  // What may offload fails to load instead when quantized without cpu offload allowed.
+  if (placement == rules::DeviceMapPlacement::MayOffload && quantizedWithoutCpuOffload(call)) {
+    return rules::DeviceMapPlacement::OnDevice;
+  }
   return placement;
+}
+
+bool UnitLowerer::quantizedWithoutCpuOffload(TSNode call) const {
+  auto isTrue = [](TSNode value) { return !isNull(value) && kindOf(unparenthesize(value)) == Kind::true_; };
+  for (TSNode argument : children(field(call, fields().arguments))) {
+    if (kindOf(argument) == Kind::keyword_argument &&
+        rules::isQuantizedLoadOption(text(field(argument, fields().name), source_)) &&
+        isTrue(field(argument, fields().value))) {
+      return true; // the loader's own load_in_8bit=True (no way to allow cpu offload there)
+    }
+  }
+  TSNode config = unparenthesize(keywordArgument(call, "quantization_config", source_));
+  if (isNull(config)) return false;
+  std::vector<TSNode> configs{config};
+  if (kindOf(config) == Kind::identifier) configs = plainBindings(text(config, source_));
+  if (configs.empty()) return false;
+  return std::all_of(configs.begin(), configs.end(), [&](TSNode value) {
+    value = unparenthesize(value);
+    if (kindOf(value) != Kind::call ||
+        !rules::isBitsAndBytesConfig(module_.resolver.resolve(field(value, fields().function), source_))) {
+      return false;
+    }
+    TSNode allowed = keywordArgument(value, rules::kQuantizedCpuOffloadOption, source_);
+    if (!isNull(allowed) && kindOf(unparenthesize(allowed)) != Kind::false_) return false;
+    bool quantized = false;
+    for (TSNode argument : children(field(value, fields().arguments))) {
+      quantized |= kindOf(argument) == Kind::keyword_argument &&
+                   rules::isQuantizedLoadOption(text(field(argument, fields().name), source_)) &&
+                   isTrue(field(argument, fields().value));
+    }
+    return quantized;
+  });
 }
 
 std::vector<TSNode> UnitLowerer::plainBindings(std::string_view name) const {

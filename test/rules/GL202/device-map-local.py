@@ -3,7 +3,7 @@
 # `name = literal`, the map is judged by those literals (the worst of them), not as a value
 # gradlint cannot read.
 import torch
-from transformers import AutoModelForCausalLM
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
 
 
 # One device picked at run time: every value is a single device, so no hooks.
@@ -79,3 +79,34 @@ def conditional_auto(name, multi_gpu):
     model = AutoModelForCausalLM.from_pretrained(name, device_map="auto" if multi_gpu else None)
     # CHECK: [[@LINE+1]]:5: GL202 `model` is loaded with an automatic device map and trained here (`model.train()`)
     model.train()
+
+
+# A bitsandbytes-quantized load with an automatic map: when layers would go to cpu or disk,
+# transformers refuses to load ("Some modules are dispatched on the CPU or the disk") unless
+# the config allows fp32 cpu offload. It fails loudly; it never trains offloaded.
+def qlora_on_gpu_only(name, use_double_quant):
+    bnb_config = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_use_double_quant=use_double_quant)
+    model = AutoModelForCausalLM.from_pretrained(name, quantization_config=bnb_config, device_map="auto")
+    model.train()
+    int8 = AutoModelForCausalLM.from_pretrained(
+        name, device_map="auto", quantization_config=BitsAndBytesConfig(load_in_8bit=True)
+    )
+    int8.train()
+    legacy = AutoModelForCausalLM.from_pretrained(name, device_map="auto", load_in_8bit=True)
+    legacy.train()
+
+
+# Twins: cpu offload allowed, a config gradlint cannot see, or not quantized after all.
+def qlora_with_cpu_offload(name, config):
+    allowed = BitsAndBytesConfig(load_in_8bit=True, llm_int8_enable_fp32_cpu_offload=True)
+    model = AutoModelForCausalLM.from_pretrained(name, quantization_config=allowed, device_map="auto")
+    # CHECK: [[@LINE+1]]:5: GL202 `model` is loaded with an automatic device map and trained here (`model.train()`)
+    model.train()
+    other = AutoModelForCausalLM.from_pretrained(name, quantization_config=config, device_map="auto")
+    # CHECK: [[@LINE+1]]:5: GL202 `other` is loaded with an automatic device map and trained here (`other.train()`)
+    other.train()
+    plain = AutoModelForCausalLM.from_pretrained(
+        name, device_map="auto", quantization_config=BitsAndBytesConfig(load_in_8bit=False)
+    )
+    # CHECK: [[@LINE+1]]:5: GL202 `plain` is loaded with an automatic device map and trained here (`plain.train()`)
+    plain.train()
