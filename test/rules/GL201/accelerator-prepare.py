@@ -33,12 +33,12 @@ def named_as_schedulers(accelerator, pipe, train_dl):
     return noise_scheduler, train_dl
 
 
-# Twin: a pipeline attribute named like a model.
-def named_as_model(accelerator, pipe, train_dl):
+# Twin: a pipeline attribute named like a model; reported at that argument.
+def named_as_model(accelerator, pipe, opt, train_dl):
     pipe.enable_model_cpu_offload()
-    # CHECK: [[@LINE+1]]:42: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`accelerator.prepare()` for training)
-    unet, train_dl = accelerator.prepare(pipe.unet, train_dl)
-    return unet, train_dl
+    # CHECK: [[@LINE+1]]:52: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`accelerator.prepare()` for training)
+    opt, unet, train_dl = accelerator.prepare(opt, pipe.unet, train_dl)
+    return opt, unet, train_dl
 
 
 # prepare_model() readies a model for training unless evaluation_mode=True.
