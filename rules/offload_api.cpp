@@ -1,6 +1,8 @@
 #include "rules/offload_api.h"
 
 #include <array>
+#include <cctype>
+#include <string>
 #include <utility>
 
 namespace gradlint::rules {
@@ -125,6 +127,26 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName) {
   return OffloadFunction::None;
 }
 
+bool buildsNonModule(std::string_view qualifiedName) {
+  std::string lower(qualifiedName);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // torch.optim.* (lr_scheduler too), bitsandbytes.optim.*, transformers.optimization.*,
+  // get_scheduler, DDPMScheduler.from_pretrained, torch.utils.data.DataLoader
+  return lower.starts_with("torch.optim.") || lower.find(".optim.") != std::string::npos ||
+         lower.find(".optimization.") != std::string::npos ||
+         lower.find("schedul") != std::string::npos || lower.find("dataloader") != std::string::npos ||
+         lower.ends_with("optimizer");
+}
+
+bool namedAsNonModule(std::string_view name) {
+  std::string lower(name.substr(name.rfind('.') + 1));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("sched") != std::string::npos || lower.find("loader") != std::string::npos ||
+         lower == "dl" || lower.ends_with("_dl") || lower.starts_with("dl_") ||
+         lower.find("optimizer") != std::string::npos || lower == "opt" || lower == "optim" ||
+         lower.starts_with("opt_") || lower.ends_with("_opt");
+}
+
 bool isPretrainedLoader(std::string_view method) { return method == "from_pretrained"; }
 
 DeviceMapPlacement classifyDeviceMapString(std::string_view value) {
@@ -133,6 +155,14 @@ DeviceMapPlacement classifyDeviceMapString(std::string_view value) {
   if (value == "disk") return DeviceMapPlacement::Offloads;
   if (contains(kAutoMaps, value)) return DeviceMapPlacement::MayOffload;
   return DeviceMapPlacement::OnDevice; // "cuda", "cuda:0", a device index
+}
+
+bool isBitsAndBytesConfig(std::string_view qualifiedName) {
+  return qualifiedName.substr(qualifiedName.rfind('.') + 1) == "BitsAndBytesConfig";
+}
+
+bool isQuantizedLoadOption(std::string_view keyword) {
+  return keyword == "load_in_8bit" || keyword == "load_in_4bit";
 }
 
 } // namespace gradlint::rules

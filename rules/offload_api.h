@@ -61,9 +61,25 @@ struct TrainerClass {
 };
 TrainerClass classifyTrainerClass(std::string_view qualifiedName);
 
+// `accelerator.prepare(model, optimizer, dataloader, scheduler)` readies each object by its
+// type; only models are trained. These say what is not one: an optimizer, learning-rate
+// scheduler or data loader, by the call that built it (a resolved qualified name:
+// `torch.optim.AdamW`, `transformers.get_scheduler`, `torch.utils.data.DataLoader`) or, for a
+// name of unknown origin, by the name such objects go by (`lr_scheduler`, `train_dataloader`).
+bool buildsNonModule(std::string_view qualifiedName);
+bool namedAsNonModule(std::string_view name);
+
 // Where a device_map string sends weights: "disk" offloads, "auto"-style strategies may, a
 // single device ("cpu", "cuda:0") does not (no hooks).
 enum class DeviceMapPlacement : uint8_t { OnDevice, Offloads, MayOffload };
 DeviceMapPlacement classifyDeviceMapString(std::string_view value);
+
+// bitsandbytes quantization (`quantization_config=BitsAndBytesConfig(load_in_4bit=True)`, or
+// `load_in_8bit=True` on the loader): transformers refuses to load (ValueError "Some modules
+// are dispatched on the CPU or the disk") when the map puts layers on cpu or disk, unless the
+// config sets this option. An automatic map then fails loudly instead of offloading.
+bool isBitsAndBytesConfig(std::string_view qualifiedName);
+bool isQuantizedLoadOption(std::string_view keyword); // load_in_8bit, load_in_4bit
+inline constexpr std::string_view kQuantizedCpuOffloadOption = "llm_int8_enable_fp32_cpu_offload";
 
 } // namespace gradlint::rules

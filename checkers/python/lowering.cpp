@@ -116,12 +116,18 @@ TSNode keywordArgument(TSNode call, std::string_view name, std::string_view sour
 
 // Whether a loading call (`from_pretrained`, `dispatch_model`, ...) offloads, by its
 // `device_map=` and `offload_folder=` arguments.
-rules::DeviceMapPlacement devicePlacement(TSNode call, std::string_view source) {
-  if (!isNull(keywordArgument(call, "offload_folder", source))) {
-    return rules::DeviceMapPlacement::Offloads;
+rules::DeviceMapPlacement worsePlacement(rules::DeviceMapPlacement a, rules::DeviceMapPlacement b);
+
+// Where a `device_map=` value sends weights: a literal, or `a if c else b` of such values
+// (the worse of the two); anything else cannot be told.
+rules::DeviceMapPlacement mapPlacement(TSNode map, std::string_view source, int depth = 0) {
+  map = unparenthesize(map);
+  if (kindOf(map) == Kind::conditional_expression && depth < 8) {
+    const std::vector<TSNode> parts = children(map); // value, condition, other value
+    if (parts.size() != 3) return rules::DeviceMapPlacement::MayOffload;
+    return worsePlacement(mapPlacement(parts[0], source, depth + 1),
+                          mapPlacement(parts[2], source, depth + 1));
   }
-  TSNode map = unparenthesize(keywordArgument(call, "device_map", source));
-  if (isNull(map)) return rules::DeviceMapPlacement::OnDevice;
   if (auto value = stringValue(map, source)) return rules::classifyDeviceMapString(*value);
   if (kindOf(map) == Kind::dictionary) {
     // Offloads when some modules go to "cpu"/"disk" and others elsewhere (hooks move them).
@@ -145,6 +151,19 @@ rules::DeviceMapPlacement devicePlacement(TSNode call, std::string_view source) 
   case Kind::false_: return rules::DeviceMapPlacement::OnDevice; // literals: one device or none
   default: return rules::DeviceMapPlacement::MayOffload; // a variable or call: cannot tell
   }
+}
+
+// Of two placements a value may have, the one to report: offloads on some path, then maybe.
+rules::DeviceMapPlacement worsePlacement(rules::DeviceMapPlacement a, rules::DeviceMapPlacement b) {
+  auto rank = [](rules::DeviceMapPlacement p) {
+    switch (p) {
+    case rules::DeviceMapPlacement::OnDevice: return 0;
+    case rules::DeviceMapPlacement::MayOffload: return 1;
+    case rules::DeviceMapPlacement::Offloads: return 2;
+    }
+    return 1;
+  };
+  return rank(a) >= rank(b) ? a : b;
 }
 
 // `stack.enter_context(torch.set_grad_enabled(False))`: an ExitStack will exit it. Any other
@@ -267,6 +286,20 @@ private:
   bool lowerTrainingCall(TSNode call, TSNode function, const std::string& callee);
   void emitAssign(TSNode at, std::string var, std::vector<std::string> deps, bool freshValue);
   bool isOptimizer(std::string_view receiver) const;
+  // Whether a loading call (`from_pretrained`, `dispatch_model`, ...) offloads, by its
+  // `device_map=` and `offload_folder=` arguments; a map held in a local is judged by every
+  // value the unit binds it to.
+  rules::DeviceMapPlacement devicePlacement(TSNode call) const;
+  // The values `name` is bound to in this unit when every binding is a plain `name = value`
+  // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
+  // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
+  std::vector<TSNode> plainBindings(std::string_view name) const;
+  // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
+  // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
+  bool quantizedWithoutCpuOffload(TSNode call) const;
+  // An `accelerator.prepare()` argument that may be a model (not an optimizer, scheduler or
+  // data loader by how it was built or what it is called).
+  bool mayBeModel(TSNode object) const;
   bool optimizerOverNewLeaves(TSNode value, const std::string& callee) const;
   // `x.clone()` is a new tensor: the value no longer depends on how `x` was made.
   void dropClonedDependency(TSNode call, std::vector<std::string>& deps) const;
@@ -1295,7 +1328,7 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
         TSNode function = unparenthesize(field(value, f.function));
         if (kindOf(function) == Kind::attribute &&
             rules::isPretrainedLoader(text(field(function, f.attribute), source_))) {
-          const rules::DeviceMapPlacement placement = devicePlacement(value, source_);
+          const rules::DeviceMapPlacement placement = devicePlacement(value);
           lowerComponents(targetText, value, callee);
           if (placement != rules::DeviceMapPlacement::OnDevice) {
             emitObjectEvent(EventKind::Offload, targetText, value, "from_pretrained(device_map=...)",
@@ -2089,6 +2122,154 @@ void UnitLowerer::dropClonedDependency(TSNode call, std::vector<std::string>& de
   if (it != deps.rend()) deps.erase(std::next(it).base());
 }
 
+rules::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
+  if (!isNull(keywordArgument(call, "offload_folder", source_))) {
+    return rules::DeviceMapPlacement::Offloads;
+  }
+  TSNode map = unparenthesize(keywordArgument(call, "device_map", source_));
+  if (isNull(map)) return rules::DeviceMapPlacement::OnDevice;
+  rules::DeviceMapPlacement placement = rules::DeviceMapPlacement::MayOffload;
+  if (kindOf(map) != Kind::identifier) {
+    placement = mapPlacement(map, source_);
+  } else if (const std::vector<TSNode> values = plainBindings(text(map, source_)); !values.empty()) {
+    placement = rules::DeviceMapPlacement::OnDevice;
+    for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
+  }
+  // What may offload fails to load instead when quantized without cpu offload allowed.
+  if (placement == rules::DeviceMapPlacement::MayOffload && quantizedWithoutCpuOffload(call)) {
+    return rules::DeviceMapPlacement::OnDevice;
+  }
+  return placement;
+}
+
+bool UnitLowerer::quantizedWithoutCpuOffload(TSNode call) const {
+  auto isTrue = [](TSNode value) { return !isNull(value) && kindOf(unparenthesize(value)) == Kind::true_; };
+  for (TSNode argument : children(field(call, fields().arguments))) {
+    if (kindOf(argument) == Kind::keyword_argument &&
+        rules::isQuantizedLoadOption(text(field(argument, fields().name), source_)) &&
+        isTrue(field(argument, fields().value))) {
+      return true; // the loader's own load_in_8bit=True (no way to allow cpu offload there)
+    }
+  }
+  TSNode config = unparenthesize(keywordArgument(call, "quantization_config", source_));
+  if (isNull(config)) return false;
+  std::vector<TSNode> configs{config};
+  if (kindOf(config) == Kind::identifier) configs = plainBindings(text(config, source_));
+  if (configs.empty()) return false;
+  return std::all_of(configs.begin(), configs.end(), [&](TSNode value) {
+    value = unparenthesize(value);
+    if (kindOf(value) != Kind::call ||
+        !rules::isBitsAndBytesConfig(module_.resolver.resolve(field(value, fields().function), source_))) {
+      return false;
+    }
+    TSNode allowed = keywordArgument(value, rules::kQuantizedCpuOffloadOption, source_);
+    if (!isNull(allowed) && kindOf(unparenthesize(allowed)) != Kind::false_) return false;
+    bool quantized = false;
+    for (TSNode argument : children(field(value, fields().arguments))) {
+      quantized |= kindOf(argument) == Kind::keyword_argument &&
+                   rules::isQuantizedLoadOption(text(field(argument, fields().name), source_)) &&
+                   isTrue(field(argument, fields().value));
+    }
+    return quantized;
+  });
+}
+
+std::vector<TSNode> UnitLowerer::plainBindings(std::string_view name) const {
+  const Fields& f = fields();
+  auto inField = [](TSNode node, TSNode part) {
+    return !isNull(part) && ts_node_start_byte(node) >= ts_node_start_byte(part) &&
+           ts_node_end_byte(node) <= ts_node_end_byte(part);
+  };
+  std::vector<TSNode> values;
+  bool plain = true;
+  // Classifies one occurrence by the nearest construct that binds names around it.
+  auto visitOccurrence = [&](TSNode identifier) {
+    TSNode child = identifier;
+    for (int up = 0; up < 64; ++up) {
+      TSNode parent = ts_node_parent(child);
+      if (isNull(parent)) return;
+      switch (kindOf(parent)) {
+      case Kind::assignment: {
+        TSNode left = field(parent, f.left);
+        if (!inField(identifier, left)) return; // read on the right
+        if (!ts_node_eq(left, identifier)) { plain = false; return; } // unpacking, subscript
+        TSNode right = field(parent, f.right);
+        while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+        if (isNull(right)) { plain = false; return; } // an annotation alone binds nothing here
+        values.push_back(unparenthesize(right));
+        return;
+      }
+      case Kind::augmented_assignment:
+      case Kind::for_statement:
+      case Kind::for_in_clause:
+        if (inField(identifier, field(parent, f.left))) plain = false;
+        return;
+      case Kind::named_expression:
+        if (inField(identifier, field(parent, f.name))) plain = false;
+        return;
+      case Kind::as_pattern:
+        if (inField(identifier, field(parent, f.alias))) plain = false;
+        return;
+      case Kind::keyword_argument:
+        if (inField(identifier, field(parent, f.name))) return; // `device_map=`: a keyword
+        break;
+      case Kind::function_definition:
+      case Kind::class_definition:
+        if (inField(identifier, field(parent, f.name))) plain = false;
+        return;
+      case Kind::parameters:
+      case Kind::lambda_parameters:
+      case Kind::global_statement:
+      case Kind::nonlocal_statement:
+      case Kind::import_statement:
+      case Kind::import_from_statement:
+      case Kind::case_pattern:
+      case Kind::except_clause:
+        plain = false;
+        return;
+      case Kind::expression_statement:
+      case Kind::block:
+      case Kind::module: return; // a read
+      default: break;
+      }
+      child = parent;
+    }
+    plain = false; // nested too deep to tell
+  };
+  auto scan = [&](TSNode root) {
+    walkPreorder(root, [&](TSNode node) {
+      if (plain && kindOf(node) == Kind::identifier && text(node, source_) == name) {
+        visitOccurrence(node);
+      }
+      return plain ? Walk::Descend : Walk::Skip;
+    });
+  };
+  if (unit_.kind == ir::UnitKind::Function) {
+    scan(unit_.node);
+  } else if (unit_.kind == ir::UnitKind::Module || unit_.kind == ir::UnitKind::ScriptMain) {
+    for (TSNode statement : unit_.statements) scan(statement);
+  } else {
+    plain = false;
+  }
+  if (!plain) values.clear();
+  return values;
+}
+
+bool UnitLowerer::mayBeModel(TSNode object) const {
+  const std::string name(text(object, source_));
+  if (module_.optimizerNames.count(name) || rules::namedAsNonModule(name)) return false;
+  // Built in this unit by an optimizer, scheduler or data-loader constructor, every time.
+  bool built = false;
+  for (const auto& [target, call] : unit_.assignedCalls) {
+    if (target != name) continue;
+    if (!rules::buildsNonModule(module_.resolver.resolve(field(call, fields().function), source_))) {
+      return true;
+    }
+    built = true;
+  }
+  return !built;
+}
+
 bool UnitLowerer::isOptimizer(std::string_view receiver) const {
   if (module_.optimizerNames.count(std::string(receiver))) return true;
   std::string name(receiver.substr(receiver.rfind('.') == std::string_view::npos
@@ -2329,7 +2510,7 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     return true;
   case rules::OffloadFunction::DispatchModel:
   case rules::OffloadFunction::LoadAndDispatch: {
-    const rules::DeviceMapPlacement placement = devicePlacement(call, source_);
+    const rules::DeviceMapPlacement placement = devicePlacement(call);
     if (placement == rules::DeviceMapPlacement::OnDevice) break;
     emitObjectEvent(EventKind::Offload, firstText, call, spelled,
                     placement == rules::DeviceMapPlacement::MayOffload,
@@ -2387,11 +2568,18 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     emitObjectEvent(EventKind::MoveTo, receiver, call, std::string(method) + "()");
     return false; // keep the call: `.to()` results are values too
   }
-  if (method == "prepare" && receiver.ends_with("accelerator")) {
-    // accelerator.prepare(model, optimizer, ...) readies each object for training.
+  if ((method == "prepare" || method == "prepare_model") && receiver.ends_with("accelerator")) {
+    // accelerator.prepare(model, optimizer, dataloader, scheduler) readies each object by its
+    // type and only the models for training; prepare_model(m, evaluation_mode=True) for
+    // inference only.
+    TSNode evaluation = keywordArgument(call, "evaluation_mode", source_);
+    if (method == "prepare_model" && !isNull(evaluation) &&
+        kindOf(unparenthesize(evaluation)) != Kind::false_) {
+      return false;
+    }
     for (TSNode argument : children(field(call, f.arguments))) {
       const Kind kind = kindOf(argument);
-      if (kind == Kind::identifier || kind == Kind::attribute) {
+      if ((kind == Kind::identifier || kind == Kind::attribute) && mayBeModel(argument)) {
         emitObjectEvent(EventKind::Train, std::string(text(argument, source_)), argument,
                         "accelerator.prepare()");
       }

@@ -188,12 +188,7 @@ def optimizer_from_bitsandbytes(pipe):
     return opt
 
 
-# accelerator.prepare() readies its arguments for training; reported at the argument.
-def accelerator_prepare(pipe, accelerator, opt):
-    pipe.enable_model_cpu_offload()
-    # CHECK: [[@LINE+1]]:37: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`accelerator.prepare()` for training)
-    unet, opt = accelerator.prepare(pipe.unet, opt)
-    return unet, opt
+# accelerator.prepare() of a model: accelerator-prepare.py.
 
 
 # backward() on a value computed by calling the offloaded object (through an alias).

@@ -8,7 +8,7 @@
 import torch
 from accelerate import dispatch_model, infer_auto_device_map, load_checkpoint_and_dispatch
 from peft import get_peft_model, prepare_model_for_kbit_training
-from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM
+from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, BitsAndBytesConfig
 
 
 # The usual fine-tuning script.
@@ -50,9 +50,13 @@ def map_from_variable(name, device_map):
     model.train()
 
 
-# QLoRA: the model is wrapped twice; each wrapper returns the same (hooked) model.
+# QLoRA that allows cpu offload: the model is wrapped twice; each wrapper returns the same
+# (hooked) model. (Without the option a quantized load refuses to offload: device-map-local.py.)
 def qlora(name, lora_config):
-    model = AutoModelForCausalLM.from_pretrained(name, device_map="auto", load_in_4bit=True)
+    quantization = BitsAndBytesConfig(load_in_4bit=True, llm_int8_enable_fp32_cpu_offload=True)
+    model = AutoModelForCausalLM.from_pretrained(
+        name, device_map="auto", quantization_config=quantization
+    )
     model = prepare_model_for_kbit_training(model)
     model = get_peft_model(model, lora_config)
     # CHECK: [[@LINE+1]]:11: GL202 `model` is loaded with an automatic device map and trained here (an optimizer over its parameters)
