@@ -44,6 +44,9 @@ struct UnitSource {
   std::string name;
   std::string qualifiedName;
   int classUnit = -1; // methods: their class body unit
+  // The definition's header does not parse (or one around it does not): its code is not
+  // analysed, the syntax error (GL000) is all that is reported for it.
+  bool broken = false;
 };
 
 enum class Role { Other, Discarded, Assigned, Returned, WithItem };
@@ -56,6 +59,60 @@ ir::GuardKind guardKindOf(GradApi api) {
   case GradApi::SetGradEnabled: return ir::GuardKind::SetGradEnabled;
   default: return ir::GuardKind::Other;
   }
+}
+
+// A def or class whose header does not parse: `def f(x, y=):`, `class C(:`. Error recovery keeps
+// the node, with an ERROR or a missing token before its body.
+bool headerDoesNotParse(TSNode definition) {
+  TSNode body = field(definition, fields().body);
+  if (isNull(body)) return true;
+  const uint32_t count = ts_node_child_count(definition);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_child(definition, i);
+    if (ts_node_eq(child, body)) continue;
+    if (ts_node_is_missing(child) || ts_node_has_error(child)) return true;
+  }
+  return false;
+}
+
+// A statement that is a definition whose header does not parse, or an ERROR that swallowed a
+// def or class header (`def f[(x):`). The statements after it, indented deeper, are that
+// definition's body (error recovery may leave them outside it), not code of the block around it.
+bool definitionDoesNotParse(TSNode statement, std::string_view source) {
+  switch (kindOf(statement)) {
+  case Kind::decorated_definition: {
+    TSNode definition = field(statement, fields().definition);
+    return isNull(definition) || headerDoesNotParse(definition);
+  }
+  case Kind::function_definition:
+  case Kind::class_definition: return headerDoesNotParse(statement);
+  case Kind::ERROR: break;
+  default: return false;
+  }
+  // A decorator starts it, or the keyword sits in the ERROR or in an ERROR nested in it
+  // (`@dec(` then `def f(x):`); recovery may lex a keyword as an identifier, which no name
+  // spelled `def` can be.
+  if (ts_node_child_count(statement) > 0 &&
+      std::string_view(ts_node_type(ts_node_child(statement, 0))) == "@") {
+    return true;
+  }
+  std::vector<TSNode> errors{statement};
+  while (!errors.empty()) {
+    TSNode error = errors.back();
+    errors.pop_back();
+    const uint32_t count = ts_node_child_count(error);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_child(error, i);
+      const Kind kind = kindOf(child);
+      if (kind == Kind::ERROR) errors.push_back(child);
+      const std::string_view spelled =
+          kind == Kind::identifier ? text(child, source)
+          : ts_node_is_named(child) ? std::string_view()
+                                    : std::string_view(ts_node_type(child));
+      if (spelled == "def" || spelled == "class") return true;
+    }
+  }
+  return false;
 }
 
 // `a = f()` and `a, b = f(), g()`: the (target, value) pairs an assignment binds by name.
@@ -415,6 +472,8 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
     unit.kind = kind == Kind::lambda           ? ir::UnitKind::Lambda
                 : kind == Kind::class_definition ? ir::UnitKind::ClassBody
                                                  : ir::UnitKind::Function;
+    unit.broken = units[static_cast<size_t>(top)].broken ||
+                  (kind != Kind::lambda && headerDoesNotParse(node));
     if (kind == Kind::lambda) {
       unit.name = "<lambda>";
     } else {
@@ -553,6 +612,10 @@ void ModuleLowering::lowerUnit(const UnitSource& unit) {
   } else {
     fn.range = source.range(source.contentStart(), static_cast<uint32_t>(bytes.size()));
     fn.nameRange = source.range(source.contentStart(), source.contentStart());
+  }
+  if (unit.broken) {
+    result.module.units.push_back(std::move(fn)); // no entry: nothing to analyse
+    return;
   }
   UnitLowerer lowerer(*this, unit, fn);
   lowerer.lower();
@@ -1030,8 +1093,17 @@ void UnitLowerer::lower() {
 }
 
 void UnitLowerer::lowerStatements(const std::vector<TSNode>& statements, int depth) {
+  // The column of a definition whose header does not parse, while its body follows.
+  std::optional<uint32_t> brokenDefinitionColumn;
   for (TSNode statement : statements) {
     if (tooDeep_) return;
+    const uint32_t column = ts_node_start_point(statement).column;
+    if (brokenDefinitionColumn && column > *brokenDefinitionColumn) continue;
+    brokenDefinitionColumn.reset();
+    if (definitionDoesNotParse(statement, source_)) {
+      brokenDefinitionColumn = column;
+      continue;
+    }
     if (unit_.kind == ir::UnitKind::Module && module_.mainGuards.count(statement.id)) continue;
     lowerStatement(statement, depth);
   }
