@@ -275,6 +275,7 @@ private:
     NodeId exceptionTarget = kNoNode; // for a finally: where exceptions inside it go
     ir::GuardKind guard = ir::GuardKind::Other;
     std::string key; // a with-item's save slot, shared by its EnterGuard and ExitGuard
+    std::string callee; // a with-item's context (its class's `__exit__` runs at the exit)
     ir::SourceRange range;
     int depth = 0;
   };
@@ -310,6 +311,7 @@ private:
   void lowerWhile(TSNode statement, int depth);
   void lowerFor(TSNode statement, int depth);
   void lowerWith(TSNode statement, int depth);
+  void lowerDecoratorUses(TSNode statement);
   void lowerImport(TSNode statement);
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);
@@ -1204,10 +1206,10 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   case Kind::match_statement: lowerMatch(statement, depth); break;
   case Kind::import_statement:
   case Kind::import_from_statement: lowerImport(statement); break;
-  // Definitions bind a name; their bodies are units of their own.
+  // Definitions bind a name; their bodies are units of their own. A decorator runs here.
+  case Kind::decorated_definition: lowerDecoratorUses(statement); break;
   case Kind::function_definition:
   case Kind::class_definition:
-  case Kind::decorated_definition:
   case Kind::future_import_statement:
   case Kind::type_alias_statement:
   case Kind::comment: break;
@@ -1590,6 +1592,29 @@ void UnitLowerer::lowerImport(TSNode statement) {
   }
 }
 
+// `@C(args)` over a definition: `C(args)` runs where the definition is, then its `__call__`
+// takes the function. (Grad-mode contexts as decorators are regions of the function: see
+// lower().) A class that changes the mode in `__init__` must put it back in `__call__`.
+void UnitLowerer::lowerDecoratorUses(TSNode statement) {
+  const Fields& f = fields();
+  for (TSNode decorator : children(statement)) {
+    if (kindOf(decorator) != Kind::decorator) continue;
+    std::vector<TSNode> parts = children(decorator);
+    if (parts.empty() || kindOf(parts.front()) != Kind::call) continue;
+    const TSNode call = parts.front();
+    const std::string callee = resolveCallee(unparenthesize(field(call, f.function)));
+    if (callee.empty() || rules::classifyPythonName(callee) != GradApi::None) continue;
+    lowerExpression(call, Role::Other);
+    Event apply;
+    apply.kind = EventKind::Call;
+    apply.callee = callee + ".__call__";
+    apply.spelled = std::string(text(call, source_));
+    apply.mayRaise = true;
+    apply.range = rangeOf(call);
+    emit(apply);
+  }
+}
+
 void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const Fields& f = fields();
   const size_t cleanupsBefore = cleanups_.size();
@@ -1620,13 +1645,16 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
         emit(enter);
       }
       Event& entered = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event;
-      // Enter and exit share a key: the exit restores the mode saved on entry.
-      if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other) {
-        entered.var = fmt::format("<with@{}>", ts_node_start_byte(value));
+      // Enter and exit share a key: the exit restores the mode saved on entry, or (a context
+      // object made here, `with C(...):`) the mode saved when the call made it.
+      if (entered.kind == EventKind::EnterGuard &&
+          (entered.guard != ir::GuardKind::Other || kindOf(value) == Kind::call)) {
+        entered.var = ir::contextSlot(ts_node_start_byte(value));
       }
       Cleanup cleanup;
       cleanup.guard = entered.guard;
       cleanup.key = entered.kind == EventKind::EnterGuard ? entered.var : std::string();
+      if (entered.kind == EventKind::EnterGuard) cleanup.callee = entered.callee;
       cleanup.range = rangeOf(value);
       cleanups_.push_back(cleanup);
       if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other &&
@@ -1657,6 +1685,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       exit.kind = EventKind::ExitGuard;
       exit.guard = cleanups_[index].guard;
       exit.var = cleanups_[index].key;
+      exit.callee = cleanups_[index].callee;
       exit.range = cleanups_[index].range;
       emit(exit);
     }
@@ -1673,6 +1702,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
     exit.kind = EventKind::ExitGuard;
     exit.guard = cleanups_.back().guard;
     exit.var = cleanups_.back().key;
+    exit.callee = cleanups_.back().callee;
     exit.range = cleanups_.back().range;
     if (current_ != kNoNode) emit(exit);
     cleanups_.pop_back();
@@ -1811,6 +1841,7 @@ void UnitLowerer::lowerJumpCleanups(size_t toDepth) {
       exit.kind = EventKind::ExitGuard;
       exit.guard = cleanup.guard;
       exit.var = cleanup.key;
+      exit.callee = cleanup.callee;
       exit.range = cleanup.range;
       if (current_ != kNoNode) emit(exit);
       continue;
