@@ -3,6 +3,7 @@
 #include "checkers/python/syntax.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace gradlint::rules {
 
@@ -199,6 +200,18 @@ Edit FixSyntax::deleteLines(TSNode statement) const {
                            ? source_.lineStart(last + 1)
                            : static_cast<uint32_t>(source_.bytes().size());
   return Edit{start, end, ""};
+}
+
+size_t wordCount(std::string_view text, std::string_view name) {
+  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  size_t count = 0;
+  if (name.empty()) return count;
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const bool startsWord = at == 0 || !isWord(text[at - 1]);
+    const bool endsWord = at + name.size() == text.size() || !isWord(text[at + name.size()]);
+    count += startsWord && endsWord;
+  }
+  return count;
 }
 
 std::vector<std::string_view> dottedParts(TSNode expression, std::string_view source) {

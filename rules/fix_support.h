@@ -75,6 +75,10 @@ private:
   mutable std::map<size_t, TSTree*> parsed_;
 };
 
+// How often `name` occurs as a whole identifier in `text` (strings and comments included: a fix
+// that picks a fresh name or drops a variable errs on the side of leaving code alone).
+size_t wordCount(std::string_view text, std::string_view name);
+
 // The dotted parts of a callee as spelled (`th`, `_C`, `_set_grad_enabled`), when it is a plain
 // attribute chain on a name; empty otherwise (calls, subscripts in the chain).
 std::vector<std::string_view> dottedParts(TSNode expression, std::string_view source);

@@ -32,6 +32,41 @@ std::unordered_set<uint64_t> restoreCalls(const ir::FunctionIR& fn) {
   return ranges;
 }
 
+// The statement right before `toggle` that saves the mode (`prev = torch.is_grad_enabled()`)
+// when `restore` (`torch.set_grad_enabled(prev)`) is the only other mention of `prev` in `fn`.
+TSNode savedModeFor(const FixSyntax& syntax, const ir::FunctionIR& fn, TSNode toggle,
+                    TSNode restore) {
+  const python::Fields& f = python::fields();
+  TSNode save = ts_node_prev_named_sibling(toggle);
+  if (ts_node_is_null(save) || python::kindOf(save) != python::Kind::expression_statement ||
+      ts_node_named_child_count(save) != 1) {
+    return {};
+  }
+  const TSNode assignment = ts_node_named_child(save, 0);
+  if (python::kindOf(assignment) != python::Kind::assignment) return {};
+  const TSNode target = python::field(assignment, f.left);
+  const TSNode value = python::field(assignment, f.right);
+  if (python::kindOf(target) != python::Kind::identifier ||
+      python::kindOf(value) != python::Kind::call ||
+      syntax.startLine(save) == syntax.startLine(toggle)) {
+    return {};
+  }
+  const std::vector<std::string_view> callee =
+      dottedParts(python::field(value, f.function), syntax.source().bytes());
+  if (callee.empty() || callee.back() != "is_grad_enabled") return {};
+  const TSNode restoreCall = ts_node_named_child(restore, 0);
+  std::vector<TSNode> arguments;
+  for (TSNode argument : python::children(python::field(restoreCall, f.arguments))) {
+    if (python::kindOf(argument) != python::Kind::comment) arguments.push_back(argument);
+  }
+  const std::string_view name = syntax.text(target);
+  if (arguments.size() != 1 || syntax.text(arguments.front()) != name) return {};
+  const std::string_view body = std::string_view(syntax.source().bytes())
+                                    .substr(fn.range.startByte,
+                                            fn.range.endByte - fn.range.startByte);
+  return wordCount(body, name) == 2 ? save : TSNode{};
+}
+
 // `torch.set_grad_enabled(False)` ... `torch.set_grad_enabled(True)` as statements of one block
 // -> `with torch.no_grad():` over the statements between them, restore deleted. Unsafe: the
 // `with` restores the mode found on entry where the original forced True, and it also restores
@@ -92,6 +127,10 @@ std::optional<Fix> withBlockFix(const FixSyntax& syntax, const ir::FunctionIR& f
                          syntax.indentUnit(syntax.startLine(statement)));
   fix.edits.insert(fix.edits.end(), indents.begin(), indents.end());
   fix.edits.push_back(syntax.deleteLines(restoreStatement));
+  // `prev = torch.is_grad_enabled()` just before the toggle, read only by the deleted restore
+  // (GL107's fix leaves this shape): the `with` saves the mode itself, so the save goes too.
+  const TSNode save = savedModeFor(syntax, fn, statement, restoreStatement);
+  if (!ts_node_is_null(save)) fix.edits.push_back(syntax.deleteLines(save));
   return fix;
 }
 
@@ -121,6 +160,17 @@ public:
         diagnostic.severity = info().severity;
         const bool cpp = context.module().language == ir::Language::Cpp;
         diagnostic.message = message(fn, leak, context.module().language);
+        if (const ir::FunctionIR* exit = exitThatKeepsEnterMode(context, fn)) {
+          // A context manager's enter half: the `with` block is where the mode leaks.
+          diagnostic.message = fmt::format(
+              "{} disables grad mode in `{}` and `{}` never restores it; every `with` block "
+              "over this class leaves gradients off after it",
+              describeToggle(fn, leak.toggle, context.module().language), displayName(fn),
+              displayName(*exit));
+          diagnostic.related.push_back(
+              {std::string(), exit->nameRange,
+               "`__exit__` runs at the end of the `with` block and leaves grad mode as it is"});
+        }
         diagnostic.help =
             cpp ? "use a `torch::NoGradGuard` / `c10::AutoGradMode` guard object, which restores "
                   "the mode when it goes out of scope, or save `c10::GradMode::is_enabled()` "

@@ -29,17 +29,6 @@ bool disables(const ir::Event& event) {
          (event.kind == EventKind::SetGrad && event.value == ir::GradValue::Disabled);
 }
 
-// Whether `name` occurs as a whole identifier in `text`.
-bool mentionsWord(std::string_view text, std::string_view name) {
-  auto isWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
-    const bool startsWord = at == 0 || !isWord(text[at - 1]);
-    const bool endsWord = at + name.size() == text.size() || !isWord(text[at + name.size()]);
-    if (startsWord && endsWord) return true;
-  }
-  return false;
-}
-
 bool isPublicSetGradEnabled(const ir::Event& event) {
   return event.kind == EventKind::SetGrad && event.flavor == ir::ApiFlavor::Public &&
          classifyPythonName(event.callee) == GradApi::SetGradEnabled;
@@ -88,7 +77,7 @@ std::optional<Fix> saveAndRestoreFix(const FixSyntax& syntax, const ir::Function
           .substr(fn.range.startByte, fn.range.endByte - fn.range.startByte));
   std::string name;
   for (std::string_view candidate : {"prev", "prev_grad_enabled"}) {
-    if (!mentionsWord(body, candidate)) {
+    if (wordCount(body, candidate) == 0) {
       name = candidate;
       break;
     }
@@ -118,7 +107,7 @@ public:
     static constexpr RuleInfo kInfo{
         "GL107", "grad-mode-restored-to-constant",
         "Grad mode is restored with set_grad_enabled(True), not to the mode the function found",
-        Severity::Warning, /*preview=*/true};
+        Severity::Warning};
     return kInfo;
   }
 

@@ -45,6 +45,43 @@ std::string witnessDetail(const ir::FunctionIR& fn, ir::NodeId id, ir::Language 
 
 } // namespace
 
+const ir::FunctionIR* exitThatKeepsEnterMode(RuleContext& context, const ir::FunctionIR& enter) {
+  const bool async = enter.name == "__aenter__";
+  if ((!async && enter.name != "__enter__") || enter.qualifiedName.empty()) return nullptr;
+  const std::string exitName =
+      enter.qualifiedName.substr(0, enter.qualifiedName.size() - enter.name.size()) +
+      (async ? "__aexit__" : "__exit__");
+  const ir::FunctionIR* exit = nullptr;
+  for (const ir::FunctionIR& unit : context.module().units) {
+    if (unit.kind == ir::UnitKind::Function && unit.qualifiedName == exitName) exit = &unit;
+  }
+  // Inherited (from a base class we do not see), or not analysed: taken to restore.
+  if (exit == nullptr || exit->entry == ir::kNoNode) return nullptr;
+  for (const ir::Node& node : exit->nodes) {
+    const ir::Event& event = node.event;
+    switch (event.kind) {
+    case EventKind::SetGrad:
+    case EventKind::RestoreGrad:
+    case EventKind::RestoreArg: return nullptr;
+    case EventKind::Call: {
+      // `super().__exit__(...)`, `self._ctx.__exit__(...)`: whatever those restore.
+      if (event.spelled.find("__exit__") != std::string::npos ||
+          event.spelled.find("super(") != std::string::npos) {
+        return nullptr;
+      }
+      const ir::FunctionSummary* summary = context.summaries().findFor(event);
+      if (summary != nullptr && (summary->restoresOuterMode || !summary->mayLeaveInherited ||
+                                 !summary->restoresArgs.empty())) {
+        return nullptr;
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+  return exit;
+}
+
 std::string_view shortName(std::string_view qualified) {
   const size_t dot = qualified.rfind('.');
   if (dot != std::string_view::npos) return qualified.substr(dot + 1);
@@ -85,7 +122,13 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Lang
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
   const ir::FunctionIR& fn = context.module().units[unitIndex];
   if (fn.kind == ir::UnitKind::ScriptMain || fn.entry == ir::kNoNode) return {};
-  if (fn.name == "__enter__" || fn.name == "__aenter__" || fn.enterHalf) return {};
+  // The enter half of a context manager leaves the mode for its exit half to restore, unless
+  // that `__exit__` never does: then the mode leaks at the end of every `with` block.
+  if (fn.enterHalf) return {};
+  if ((fn.name == "__enter__" || fn.name == "__aenter__") &&
+      exitThatKeepsEnterMode(context, fn) == nullptr) {
+    return {};
+  }
   const ir::GradStateReport& report = context.gradState(unitIndex);
   const ir::FunctionSummary* summary =
       fn.qualifiedName.empty() ? nullptr : context.summaries().find(fn.qualifiedName);

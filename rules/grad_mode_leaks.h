@@ -14,6 +14,11 @@ namespace gradlint::rules {
 // managers, and private helpers whose callers take over the report.
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex);
 
+// The `__exit__` (or `__aexit__`) defined beside `enter` when it restores nothing: no toggle,
+// restore or call that may restore (`super().__exit__()`). Null when it may restore or is not
+// defined in this module (inherited).
+const ir::FunctionIR* exitThatKeepsEnterMode(RuleContext& context, const ir::FunctionIR& enter);
+
 // A session's top level (a notebook's kernel): a toggle still in effect where a later statement
 // trains: runs `backward()` or an optimizer step, or calls a function of the module that does
 // with the mode it is called with.

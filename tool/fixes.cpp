@@ -65,7 +65,13 @@ AppliedFixes applyFixes(std::string_view text, const std::vector<Diagnostic>& di
     const bool inBounds = std::all_of(d.fix->edits.begin(), d.fix->edits.end(), [&](const Edit& e) {
       return e.startByte <= e.endByte && e.endByte <= text.size();
     });
-    if (inBounds) candidates.push_back(&*d.fix);
+    // A fix is applied whole or not at all: one whose own edits overlap cannot be.
+    std::vector<Edit> own = d.fix->edits;
+    std::sort(own.begin(), own.end(),
+              [](const Edit& a, const Edit& b) { return a.startByte < b.startByte; });
+    bool selfOverlapping = false;
+    for (size_t i = 1; i < own.size(); ++i) selfOverlapping |= overlaps(own[i - 1], own[i]);
+    if (inBounds && !selfOverlapping) candidates.push_back(&*d.fix);
   }
   auto firstByte = [](const Fix* fix) {
     uint32_t first = UINT32_MAX;
@@ -90,6 +96,8 @@ AppliedFixes applyFixes(std::string_view text, const std::vector<Diagnostic>& di
       return std::any_of(edits.begin(), edits.end(),
                          [&](const Edit& taken) { return overlaps(e, taken); });
     });
+    // Deferred, not lost: runFixes checks the fixed text again and the finding, if it still
+    // holds, offers its fix against that text.
     if (conflicts) continue;
     accepted.push_back(fix);
     edits.insert(edits.end(), fix->edits.begin(), fix->edits.end());
@@ -100,7 +108,7 @@ AppliedFixes applyFixes(std::string_view text, const std::vector<Diagnostic>& di
   });
   size_t at = 0;
   for (const Edit& edit : edits) {
-    if (edit.startByte < at) continue; // overlapping edits inside one fix: keep the first
+    if (edit.startByte < at) continue; // accepted fixes do not overlap: never taken
     result.text.append(text.substr(at, edit.startByte - at));
     result.text += edit.replacement;
     at = edit.endByte;

@@ -49,6 +49,8 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (summary.returnsSavedMode) item["returns_saved_mode"] = true;
     if (!summary.restoresArgs.empty()) item["restores_args"] = summary.restoresArgs;
     if (summary.resetsGradients) item["resets_gradients"] = true;
+    if (summary.restoresOuterMode) item["restores_outer_mode"] = true;
+    if (summary.contextClass) item["context_class"] = true;
     if (!summary.offloadsArgs.empty()) {
       item["offloads_args"] = summary.offloadsArgs;
       item["offloads_params"] = summary.offloadsParams;
@@ -88,6 +90,8 @@ bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string&
       summary.returnsSavedMode = item.value("returns_saved_mode", false);
       summary.restoresArgs = item.value("restores_args", std::vector<int>{});
       summary.resetsGradients = item.value("resets_gradients", false);
+      summary.restoresOuterMode = item.value("restores_outer_mode", false);
+      summary.contextClass = item.value("context_class", false);
       summary.offloadsArgs = item.value("offloads_args", std::vector<int>{});
       summary.offloadsParams = item.value("offloads_params", std::vector<std::string>{});
       if (summary.offloadsParams.size() != summary.offloadsArgs.size()) {

@@ -74,5 +74,7 @@ bool FunctionIR::hasDecorator(std::string_view qualified) const {
   return std::find(decorators.begin(), decorators.end(), qualified) != decorators.end();
 }
 
+std::string contextSlot(uint32_t startByte) { return "<with@" + std::to_string(startByte) + ">"; }
+
 } // namespace ir
 } // namespace gradlint

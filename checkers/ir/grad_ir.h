@@ -113,6 +113,10 @@ struct Event {
   uint32_t regionEnter = UINT32_MAX;
 };
 
+// The save slot of a with-item (or a context object made by the call) starting at `startByte`:
+// its EnterGuard and ExitGuard, and a decorator use's `__call__`, name the same one.
+std::string contextSlot(uint32_t startByte);
+
 using NodeId = uint32_t;
 inline constexpr NodeId kNoNode = UINT32_MAX;
 

@@ -26,7 +26,9 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
                        old.returnsSavedMode != summary.returnsSavedMode ||
                        old.restoresArgs != summary.restoresArgs ||
                        old.resetsGradients != summary.resetsGradients ||
-                       old.offloadsArgs != summary.offloadsArgs;
+                       old.offloadsArgs != summary.offloadsArgs ||
+                       old.restoresOuterMode != summary.restoresOuterMode ||
+                       old.contextClass != summary.contextClass;
   old = summary;
   return changed;
 }
@@ -219,7 +221,25 @@ ArgEffect argEffect(const Event& event, const FunctionSummary& summary, std::str
   return ArgEffect::None;
 }
 
+// What returning from a call with this summary does to the caller's mode (its arguments aside).
+void applyReturnEffect(GradFact& out, NodeId id, const FunctionSummary& summary,
+                       const GradFact& in) {
+  if (!summary.mayLeaveInherited) setMode(out, !summary.mayLeaveDisabled);
+  if (summary.mayLeaveDisabled) openToggle(out, id, in.assumed);
+}
+
 } // namespace
+
+const FunctionSummary* GradStateAnalysis::methodSummary(const Event& event,
+                                                        std::string_view method) const {
+  if (summaries_ == nullptr || summaries_->empty() || event.callee.empty()) return nullptr;
+  const FunctionSummary* owner = summaries_->find(event.callee);
+  if (owner == nullptr || !owner->contextClass) return nullptr;
+  std::string name = event.callee;
+  name += '.';
+  name += method;
+  return summaries_->find(name);
+}
 
 bool GradStateAnalysis::join(GradFact& into, const GradFact& from) const {
   bool changed = joinMode(into, from);
@@ -270,7 +290,15 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
   // A grad-mode with-block (or decorator) saves the mode on entry and puts it back on exit, so
   // a toggle inside `with torch.no_grad():` ends with the block; inside, the block's mode holds.
   case EventKind::EnterGuard: {
-    if (event.guard == GuardKind::Other || event.var.empty()) return in;
+    // `with C(...):` of a class: what its `__enter__` does.
+    if (event.guard == GuardKind::Other) {
+      const FunctionSummary* enter = methodSummary(event, "__enter__");
+      if (enter == nullptr) return in;
+      GradFact out = in;
+      applyReturnEffect(out, id, *enter, in);
+      return out;
+    }
+    if (event.var.empty()) return in;
     GradFact out = in;
     storeSaved(out, event.var, in);
     bool disables = false;
@@ -293,7 +321,19 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     return out;
   }
   case EventKind::ExitGuard: {
-    if (event.guard == GuardKind::Other || event.var.empty()) return in;
+    // The end of `with C(...):`: an `__exit__` that restores (or one inherited, not seen) puts
+    // back the mode saved when the object was made; one that only toggles does that.
+    if (event.guard == GuardKind::Other) {
+      if (summaries_ == nullptr || event.var.empty()) return in;
+      const FunctionSummary* owner = summaries_->find(event.callee);
+      if (owner == nullptr || !owner->contextClass) return in;
+      const FunctionSummary* exit = methodSummary(event, "__exit__");
+      GradFact out = in;
+      if (exit != nullptr && !exit->restoresOuterMode) applyReturnEffect(out, id, *exit, in);
+      else restoreFrom(out, event.var);
+      return out;
+    }
+    if (event.var.empty()) return in;
     GradFact out = in;
     restoreFrom(out, event.var);
     return out;
@@ -325,6 +365,14 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     const FunctionSummary* summary = summaryFor(event);
     if (summary == nullptr) return in;
     GradFact out = in;
+    // Making a context object: the mode its `with` block or decorator use puts back.
+    if (summary->contextClass) storeSaved(out, contextSlot(event.range.startByte), in);
+    // `__call__` of a decorator use (`@C(False)`), a restoring helper: the mode saved for it.
+    if (summary->restoresOuterMode) {
+      restoreFrom(out, contextSlot(event.range.startByte));
+      if (summary->mayLeaveDisabled) openToggle(out, id, in.assumed);
+      return out;
+    }
     std::string var;
     switch (argEffect(event, *summary, &var)) {
     case ArgEffect::Restore: restoreFrom(out, var); return out;
@@ -336,8 +384,7 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     case ArgEffect::None: break;
     }
     if (summary->returnsSavedMode && !event.var.empty()) storeSaved(out, event.var, in);
-    if (!summary->mayLeaveInherited) setMode(out, !summary->mayLeaveDisabled);
-    if (summary->mayLeaveDisabled) openToggle(out, id, in.assumed);
+    applyReturnEffect(out, id, *summary, in);
     return out;
   }
   default: return in;
@@ -350,6 +397,7 @@ GradFact GradStateAnalysis::exceptionFact(NodeId id, const Node& node, const Gra
   std::string var;
   const ArgEffect effect = argEffect(node.event, *summary, &var);
   const bool restores = effect == ArgEffect::Restore || effect == ArgEffect::Enable ||
+                        summary->restoresOuterMode ||
                         (effect == ArgEffect::None && !summary->mayLeaveDisabled &&
                          !summary->mayLeaveInherited);
   return restores ? transfer(id, node, in) : in;
@@ -370,6 +418,12 @@ NodeId certainlyDisabledBy(const FunctionIR& fn, const ModeState& fact) {
 bool isToggle(const Node& node, const GradStateAnalysis& analysis) {
   const Event& event = node.event;
   if (event.kind == EventKind::SetGrad) return event.value != GradValue::Enabled;
+  if ((event.kind == EventKind::EnterGuard || event.kind == EventKind::ExitGuard) &&
+      event.guard == GuardKind::Other) {
+    const FunctionSummary* method = analysis.methodSummary(
+        event, event.kind == EventKind::EnterGuard ? "__enter__" : "__exit__");
+    return method != nullptr && method->mayLeaveDisabled && !method->restoresOuterMode;
+  }
   const FunctionSummary* summary = analysis.summaryFor(event);
   if (summary == nullptr) return false;
   std::string var;

@@ -34,11 +34,18 @@ struct FunctionSummary {
   std::string toggleOrigin; // the distribution holding the toggle ("name version"), if installed
   // A module's top level (what importing it does), not a function: only imports reach it.
   bool moduleTopLevel = false;
+  // Puts back a mode saved outside it: `torch.set_grad_enabled(self.prev)` in an `__exit__` or
+  // `__call__`, where `__init__` or `__enter__` saved `self.prev`.
+  bool restoresOuterMode = false;
+  // A class with grad-mode methods (`__init__`, `__enter__`, `__exit__`, `__call__`): its name's
+  // summary is its constructor's, and a call to it saves the caller's mode in the slot its
+  // `with` (or decorator use) restores from (contextSlot of the call's first byte).
+  bool contextClass = false;
 
   // Whether a call to the function changes anything its caller's analysis sees.
   bool affectsCallers() const {
     return mayLeaveDisabled || !mayLeaveInherited || returnsSavedMode || !restoresArgs.empty() ||
-           resetsGradients || !offloadsArgs.empty();
+           resetsGradients || !offloadsArgs.empty() || restoresOuterMode || contextClass;
   }
 };
 
@@ -114,6 +121,8 @@ public:
   GradFact exceptionFact(NodeId id, const Node& node, const GradFact& in) const;
   // The summary a Call event resolves to, if any.
   const FunctionSummary* summaryFor(const Event& event) const;
+  // The summary of `method` of the class a with-item's EnterGuard/ExitGuard names, if any.
+  const FunctionSummary* methodSummary(const Event& event, std::string_view method) const;
 
 private:
   const SummaryTable* summaries_;

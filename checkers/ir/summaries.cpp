@@ -84,21 +84,34 @@ std::vector<NameLink> reexportLinks(const std::vector<const ModuleIR*>& modules,
   return links;
 }
 
-// Gives each linked name its target's summary (a constructor's without the returned mode: `Cls()`
-// returns the instance). A chain of links settles over the rounds: each name changed here is in
-// `changed`, so its callers are analysed again.
-void addDerivedNames(SummaryTable& table, const std::vector<NameLink>& constructors,
+// The methods that make a class's calls, `with` blocks and decorator uses change grad mode.
+constexpr std::string_view kContextMethods[] = {"__enter__", "__exit__", "__call__"};
+
+// Gives each class its constructor's summary (without the returned mode: `Cls()` returns the
+// instance), marked as a context class when its `with` or decorator methods have summaries;
+// each other linked name its target's. A chain of links settles over the rounds: each name
+// changed here is in `changed`, so its callers are analysed again (a class whose method changed
+// too: its `with` blocks read that method).
+void addDerivedNames(SummaryTable& table, const std::vector<std::string>& classNames,
                      const std::vector<NameLink>& aliases,
                      std::unordered_set<std::string>& changed) {
   std::unordered_set<std::string_view> classes; // given their constructor's summary
-  for (const NameLink& link : constructors) {
-    const FunctionSummary* init = table.find(link.target);
-    if (init == nullptr || !init->affectsCallers()) continue;
-    FunctionSummary summary = *init;
+  for (const std::string& name : classNames) {
+    const FunctionSummary* init = table.find(name + ".__init__");
+    bool context = false;
+    bool methodChanged = changed.count(name + ".__init__") != 0;
+    for (std::string_view method : kContextMethods) {
+      const std::string qualified = name + "." + std::string(method);
+      context = context || table.find(qualified) != nullptr;
+      methodChanged = methodChanged || changed.count(qualified) != 0;
+    }
+    FunctionSummary summary = init != nullptr ? *init : FunctionSummary();
     summary.returnsSavedMode = false;
+    summary.restoresOuterMode = false;
+    summary.contextClass = context;
     if (!summary.affectsCallers()) continue;
-    classes.insert(link.name);
-    if (table.update(link.name, summary)) changed.insert(link.name);
+    classes.insert(name);
+    if (table.update(name, summary) || methodChanged) changed.insert(name);
   }
   for (const NameLink& link : aliases) {
     // A class defined here whose constructor has effects keeps them; an import of the same
@@ -147,6 +160,12 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
       if (const FunctionSummary* callee = table.findFor(event)) {
         summary.resetsGradients = summary.resetsGradients || callee->resetsGradients;
       }
+    }
+    // A restore of a mode this function did not save: one saved by another method.
+    if (event.kind == EventKind::RestoreGrad &&
+        std::none_of(in.saved.begin(), in.saved.end(),
+                     [&](const SavedMode& s) { return s.var == event.var; })) {
+      summary.restoresOuterMode = true;
     }
     if (event.kind == EventKind::RestoreArg && event.argIndex >= 0 &&
         std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), event.argIndex) ==
@@ -218,14 +237,22 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   // Summaries only grow (more effects become visible), so this reaches a fixpoint; the bound
   // keeps a pathological call graph from running long. A function's analysis reads the table
   // only at its calls, so after the first round only callers of a changed summary are redone.
-  // `Cls()` runs `Cls.__init__`: the class's name stands for its constructor's summary.
-  std::vector<NameLink> constructors;
-  for (const Candidate& candidate : candidates) {
-    const FunctionIR& fn = *candidate.fn;
-    constexpr std::string_view kInit = ".__init__";
-    if (fn.name == "__init__" && !fn.className.empty() && fn.qualifiedName.ends_with(kInit)) {
-      constructors.push_back(
-          {fn.qualifiedName.substr(0, fn.qualifiedName.size() - kInit.size()), fn.qualifiedName});
+  // `Cls()` runs `Cls.__init__`: the class's name stands for its constructor's summary, and
+  // for its `with` and decorator methods.
+  std::vector<std::string> classNames;
+  {
+    std::unordered_set<std::string> seen;
+    for (const Candidate& candidate : candidates) {
+      const FunctionIR& fn = *candidate.fn;
+      const bool classMethod =
+          fn.name == "__init__" ||
+          std::find(std::begin(kContextMethods), std::end(kContextMethods), fn.name) !=
+              std::end(kContextMethods);
+      if (!classMethod || fn.className.empty()) continue;
+      const size_t dot = fn.qualifiedName.size() - fn.name.size() - 1;
+      if (fn.qualifiedName.size() <= fn.name.size() || fn.qualifiedName[dot] != '.') continue;
+      std::string name = fn.qualifiedName.substr(0, dot);
+      if (seen.insert(name).second) classNames.push_back(std::move(name));
     }
   }
   const std::vector<NameLink> aliases = reexportLinks(modules, definitions);
@@ -248,7 +275,7 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
       }
       if (reports != nullptr) (*reports)[&fn] = std::move(report);
     }
-    addDerivedNames(table, constructors, aliases, changedNow);
+    addDerivedNames(table, classNames, aliases, changedNow);
     converged = changedNow.empty();
     changed = std::move(changedNow);
   }

@@ -44,6 +44,9 @@ struct UnitSource {
   std::string name;
   std::string qualifiedName;
   int classUnit = -1; // methods: their class body unit
+  // The definition's header does not parse (or one around it does not): its code is not
+  // analysed, the syntax error (GL000) is all that is reported for it.
+  bool broken = false;
 };
 
 enum class Role { Other, Discarded, Assigned, Returned, WithItem };
@@ -56,6 +59,60 @@ ir::GuardKind guardKindOf(GradApi api) {
   case GradApi::SetGradEnabled: return ir::GuardKind::SetGradEnabled;
   default: return ir::GuardKind::Other;
   }
+}
+
+// A def or class whose header does not parse: `def f(x, y=):`, `class C(:`. Error recovery keeps
+// the node, with an ERROR or a missing token before its body.
+bool headerDoesNotParse(TSNode definition) {
+  TSNode body = field(definition, fields().body);
+  if (isNull(body)) return true;
+  const uint32_t count = ts_node_child_count(definition);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_child(definition, i);
+    if (ts_node_eq(child, body)) continue;
+    if (ts_node_is_missing(child) || ts_node_has_error(child)) return true;
+  }
+  return false;
+}
+
+// A statement that is a definition whose header does not parse, or an ERROR that swallowed a
+// def or class header (`def f[(x):`). The statements after it, indented deeper, are that
+// definition's body (error recovery may leave them outside it), not code of the block around it.
+bool definitionDoesNotParse(TSNode statement, std::string_view source) {
+  switch (kindOf(statement)) {
+  case Kind::decorated_definition: {
+    TSNode definition = field(statement, fields().definition);
+    return isNull(definition) || headerDoesNotParse(definition);
+  }
+  case Kind::function_definition:
+  case Kind::class_definition: return headerDoesNotParse(statement);
+  case Kind::ERROR: break;
+  default: return false;
+  }
+  // A decorator starts it, or the keyword sits in the ERROR or in an ERROR nested in it
+  // (`@dec(` then `def f(x):`); recovery may lex a keyword as an identifier, which no name
+  // spelled `def` can be.
+  if (ts_node_child_count(statement) > 0 &&
+      std::string_view(ts_node_type(ts_node_child(statement, 0))) == "@") {
+    return true;
+  }
+  std::vector<TSNode> errors{statement};
+  while (!errors.empty()) {
+    TSNode error = errors.back();
+    errors.pop_back();
+    const uint32_t count = ts_node_child_count(error);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode child = ts_node_child(error, i);
+      const Kind kind = kindOf(child);
+      if (kind == Kind::ERROR) errors.push_back(child);
+      const std::string_view spelled =
+          kind == Kind::identifier ? text(child, source)
+          : ts_node_is_named(child) ? std::string_view()
+                                    : std::string_view(ts_node_type(child));
+      if (spelled == "def" || spelled == "class") return true;
+    }
+  }
+  return false;
 }
 
 // `a = f()` and `a, b = f(), g()`: the (target, value) pairs an assignment binds by name.
@@ -237,6 +294,7 @@ private:
     NodeId exceptionTarget = kNoNode; // for a finally: where exceptions inside it go
     ir::GuardKind guard = ir::GuardKind::Other;
     std::string key; // a with-item's save slot, shared by its EnterGuard and ExitGuard
+    std::string callee; // a with-item's context (its class's `__exit__` runs at the exit)
     ir::SourceRange range;
     int depth = 0;
   };
@@ -272,6 +330,7 @@ private:
   void lowerWhile(TSNode statement, int depth);
   void lowerFor(TSNode statement, int depth);
   void lowerWith(TSNode statement, int depth);
+  void lowerDecoratorUses(TSNode statement);
   void lowerImport(TSNode statement);
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);
@@ -448,6 +507,8 @@ void ModuleLowering::enter(TSNode node, int depth, std::vector<int>& stack) {
     unit.kind = kind == Kind::lambda           ? ir::UnitKind::Lambda
                 : kind == Kind::class_definition ? ir::UnitKind::ClassBody
                                                  : ir::UnitKind::Function;
+    unit.broken = units[static_cast<size_t>(top)].broken ||
+                  (kind != Kind::lambda && headerDoesNotParse(node));
     if (kind == Kind::lambda) {
       unit.name = "<lambda>";
     } else {
@@ -586,6 +647,10 @@ void ModuleLowering::lowerUnit(const UnitSource& unit) {
   } else {
     fn.range = source.range(source.contentStart(), static_cast<uint32_t>(bytes.size()));
     fn.nameRange = source.range(source.contentStart(), source.contentStart());
+  }
+  if (unit.broken) {
+    result.module.units.push_back(std::move(fn)); // no entry: nothing to analyse
+    return;
   }
   UnitLowerer lowerer(*this, unit, fn);
   lowerer.lower();
@@ -1063,8 +1128,17 @@ void UnitLowerer::lower() {
 }
 
 void UnitLowerer::lowerStatements(const std::vector<TSNode>& statements, int depth) {
+  // The column of a definition whose header does not parse, while its body follows.
+  std::optional<uint32_t> brokenDefinitionColumn;
   for (TSNode statement : statements) {
     if (tooDeep_) return;
+    const uint32_t column = ts_node_start_point(statement).column;
+    if (brokenDefinitionColumn && column > *brokenDefinitionColumn) continue;
+    brokenDefinitionColumn.reset();
+    if (definitionDoesNotParse(statement, source_)) {
+      brokenDefinitionColumn = column;
+      continue;
+    }
     if (unit_.kind == ir::UnitKind::Module && module_.mainGuards.count(statement.id)) continue;
     lowerStatement(statement, depth);
   }
@@ -1165,10 +1239,10 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   case Kind::match_statement: lowerMatch(statement, depth); break;
   case Kind::import_statement:
   case Kind::import_from_statement: lowerImport(statement); break;
-  // Definitions bind a name; their bodies are units of their own.
+  // Definitions bind a name; their bodies are units of their own. A decorator runs here.
+  case Kind::decorated_definition: lowerDecoratorUses(statement); break;
   case Kind::function_definition:
   case Kind::class_definition:
-  case Kind::decorated_definition:
   case Kind::future_import_statement:
   case Kind::type_alias_statement:
   case Kind::comment: break;
@@ -1551,6 +1625,29 @@ void UnitLowerer::lowerImport(TSNode statement) {
   }
 }
 
+// `@C(args)` over a definition: `C(args)` runs where the definition is, then its `__call__`
+// takes the function. (Grad-mode contexts as decorators are regions of the function: see
+// lower().) A class that changes the mode in `__init__` must put it back in `__call__`.
+void UnitLowerer::lowerDecoratorUses(TSNode statement) {
+  const Fields& f = fields();
+  for (TSNode decorator : children(statement)) {
+    if (kindOf(decorator) != Kind::decorator) continue;
+    std::vector<TSNode> parts = children(decorator);
+    if (parts.empty() || kindOf(parts.front()) != Kind::call) continue;
+    const TSNode call = parts.front();
+    const std::string callee = resolveCallee(unparenthesize(field(call, f.function)));
+    if (callee.empty() || rules::classifyPythonName(callee) != GradApi::None) continue;
+    lowerExpression(call, Role::Other);
+    Event apply;
+    apply.kind = EventKind::Call;
+    apply.callee = callee + ".__call__";
+    apply.spelled = std::string(text(call, source_));
+    apply.mayRaise = true;
+    apply.range = rangeOf(call);
+    emit(apply);
+  }
+}
+
 void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const Fields& f = fields();
   const size_t cleanupsBefore = cleanups_.size();
@@ -1581,13 +1678,16 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
         emit(enter);
       }
       Event& entered = fn_.nodes[current_ == kNoNode ? fn_.entry : current_].event;
-      // Enter and exit share a key: the exit restores the mode saved on entry.
-      if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other) {
-        entered.var = fmt::format("<with@{}>", ts_node_start_byte(value));
+      // Enter and exit share a key: the exit restores the mode saved on entry, or (a context
+      // object made here, `with C(...):`) the mode saved when the call made it.
+      if (entered.kind == EventKind::EnterGuard &&
+          (entered.guard != ir::GuardKind::Other || kindOf(value) == Kind::call)) {
+        entered.var = ir::contextSlot(ts_node_start_byte(value));
       }
       Cleanup cleanup;
       cleanup.guard = entered.guard;
       cleanup.key = entered.kind == EventKind::EnterGuard ? entered.var : std::string();
+      if (entered.kind == EventKind::EnterGuard) cleanup.callee = entered.callee;
       cleanup.range = rangeOf(value);
       cleanups_.push_back(cleanup);
       if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other &&
@@ -1618,6 +1718,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       exit.kind = EventKind::ExitGuard;
       exit.guard = cleanups_[index].guard;
       exit.var = cleanups_[index].key;
+      exit.callee = cleanups_[index].callee;
       exit.range = cleanups_[index].range;
       emit(exit);
     }
@@ -1634,6 +1735,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
     exit.kind = EventKind::ExitGuard;
     exit.guard = cleanups_.back().guard;
     exit.var = cleanups_.back().key;
+    exit.callee = cleanups_.back().callee;
     exit.range = cleanups_.back().range;
     if (current_ != kNoNode) emit(exit);
     cleanups_.pop_back();
@@ -1772,6 +1874,7 @@ void UnitLowerer::lowerJumpCleanups(size_t toDepth) {
       exit.kind = EventKind::ExitGuard;
       exit.guard = cleanup.guard;
       exit.var = cleanup.key;
+      exit.callee = cleanup.callee;
       exit.range = cleanup.range;
       if (current_ != kNoNode) emit(exit);
       continue;

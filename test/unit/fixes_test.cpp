@@ -88,6 +88,15 @@ TEST(ApplyFixes, SharedFixCountsForEachFindingAndBadEditsAreIgnored) {
   EXPECT_EQ(result.fixed, 0u);
 }
 
+TEST(ApplyFixes, AFixWhoseOwnEditsOverlapIsNotAppliedInPart) {
+  const std::string text = "abcdef";
+  // Applying only the first of these edits would leave half a rewrite in the file.
+  AppliedFixes result =
+      applyFixes(text, {withFix({{0, 3, "X"}, {2, 4, "Y"}}), withFix({{5, 6, "Z"}})}, false);
+  EXPECT_EQ(result.text, "abcdeZ");
+  EXPECT_EQ(result.fixed, 1u);
+}
+
 TEST(UnifiedDiff, HunksWithContextAndFirstLineChanges) {
   EXPECT_EQ(unifiedDiff("a.py", "same\n", "same\n"), "");
   EXPECT_EQ(unifiedDiff("a.py", "one\ntwo\n", "ONE\ntwo\n"),

@@ -11,7 +11,6 @@ def early_return(model, x):
 
 
 def alias_and_saved_mode(model, x):
-    prev = th.is_grad_enabled()
     with th.no_grad():
         for layer in model:
             if layer is None:

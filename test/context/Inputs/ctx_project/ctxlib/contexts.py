@@ -1,0 +1,24 @@
+import torch
+
+
+class SetGradLike:
+    def __init__(self, mode):
+        self.prev = torch.is_grad_enabled()
+        torch.set_grad_enabled(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        torch.set_grad_enabled(self.prev)
+
+
+class SwitchesOnly:
+    def __init__(self, mode):
+        torch.set_grad_enabled(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

@@ -1,0 +1,24 @@
+import torch
+
+from ctxlib.contexts import SetGradLike, SwitchesOnly
+
+
+def evaluate(model, batch):
+    with SetGradLike(False):
+        return model(batch)
+
+
+def switches(model, batch):
+    # CHECK: main.py:[[@LINE+1]]:10: GL101 `SwitchesOnly()` returns with grad mode disabled and `switches` returns without restoring it
+    with SwitchesOnly(False):
+        out = model(batch)
+    return out
+
+
+def decorates():
+    # CHECK: main.py:[[@LINE+1]]:6: GL101 `SetGradLike()` returns with grad mode disabled and `decorates` returns without restoring it
+    @SetGradLike(False)
+    def inner(model, batch):
+        return model(batch)
+
+    return inner
