@@ -404,7 +404,7 @@ public:
   bool inLoweredFile(clang::SourceLocation location) {
     if (location.isInvalid()) return false;
     const clang::FileID file = sources_.getFileID(sources_.getExpansionLoc(location));
-    if (file == mainFile_) return true;
+    if (file == mainFile_) return headers_ == nullptr || headers_->lowersMainFile();
     if (headers_ == nullptr || file.isInvalid()) return false;
     auto [it, inserted] = lowered_.try_emplace(file.getHashValue(), false);
     if (inserted) {
