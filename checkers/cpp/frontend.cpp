@@ -166,6 +166,7 @@ struct FlagsOrigin {
   bool fromDatabase = false; // compile_commands.json (else clang's defaults and `--`)
   std::string inferredFrom;  // the database has no entry for the file: the file whose flags
   std::string through;       // a header compiled through this translation unit
+  bool headerAlone = false;  // a header compiled on its own (no translation unit includes it)
 };
 
 // GL000 for a file that does not compile: the first error, at its place in the file (or at the
@@ -182,10 +183,15 @@ Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& 
       errors.inHeader() ? errors.first() + " (in a file included here)" : errors.message(),
       more == 0 ? "" : fmt::format(" (and {} more error{})", more, more == 1 ? "" : "s"));
   std::string origin;
+  if (flags.headerAlone) {
+    origin = "no translation unit of a compilation database (`-p BUILD_DIR`) includes this "
+             "header, so it was compiled alone (flags after `--`, e.g. `-include` of what it "
+             "needs, apply to it): ";
+  }
   if (!flags.through.empty()) {
     origin = fmt::format("compiled through `{}`, which includes it: ", flags.through);
   } else if (flags.fromDatabase && !flags.inferredFrom.empty()) {
-    origin = fmt::format("this file has no entry in compile_commands.json, so it was compiled "
+    origin += fmt::format("this file has no entry in compile_commands.json, so it was compiled "
                          "with the flags of `{}`: ",
                          flags.inferredFrom);
   }
@@ -689,7 +695,7 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   result.module.path = source.path();
   result.compilerErrors = errors.errors();
   if (errors.errors() > 0) {
-    FlagsOrigin flags{compilation.fromDatabase, "", ""};
+    FlagsOrigin flags{compilation.fromDatabase, "", "", isHeaderPath(path)};
     // "inferred from src/other.cpp" (clang's interpolation): the file has no entry of its own.
     llvm::StringRef heuristic = command.Heuristic;
     if (compilation.fromDatabase && heuristic.consume_front("inferred from ")) {
