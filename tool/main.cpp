@@ -622,7 +622,8 @@ int main(int argc, char** argv) {
   checkCommand->add_option("-j,--threads", check.threads, "Worker threads (default: all cores)");
   checkCommand->add_option("--header-filter", check.headerFilter,
                            "C++: regular expression over header paths whose function bodies "
-                           "are checked (default: the project's headers, not system ones)");
+                           "are checked (default: the project's headers, not system ones); "
+                           "overrides the `header-filter` key");
   checkCommand->add_option("-p,--build-path", check.buildPath,
                            "C++: a folder with compile_commands.json (or below one), as for "
                            "clang-tidy; compile flags can also follow `--`");
