@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 measure() {
   local name=$1; shift
   /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >/dev/null 2>&1 || true
-  read -r w u s kb <"$work/time"
+  read -r w u s kb < <(tail -n 1 "$work/time") # after "Command exited with ..."
   local c mb
   c=$(echo "$u + $s" | bc)
   mb=$((kb / 1024))
