@@ -420,7 +420,10 @@ bool LowerConsumer::shouldSkipFunctionBody(clang::Decl* decl) {
   if (llvm::isa<clang::CXXDestructorDecl>(decl)) return false;
   const clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
   if (!location.isValid()) return false;
-  if (sources_.isWrittenInMainFile(location)) return !headers_.lowersMainFile();
+  // The main file's bodies are parsed even when only a header it includes is lowered: they
+  // instantiate the header's templates, and a template whose CFG Clang cannot build as written
+  // (a range-for over a dependent type) is read from an instantiation.
+  if (sources_.isWrittenInMainFile(location)) return false;
   const clang::FileID file = sources_.getFileID(location);
   auto [it, inserted] = wanted_.try_emplace(file.getHashValue());
   if (inserted) {

@@ -32,7 +32,7 @@ public:
   // The path a header's findings are shown with.
   virtual std::string displayPath(const std::string& path) const = 0;
   // False when the translation unit is compiled only for a header it includes (a header named
-  // on the command line): the main file's functions are then neither parsed nor lowered.
+  // on the command line): the main file's functions are then not lowered.
   virtual bool lowersMainFile() const { return true; }
 };
 
