@@ -21,7 +21,8 @@ namespace {
 
 constexpr std::string_view kKnownKeys[] = {
     "select",  "extend-select",       "ignore",           "exclude", "per-file-ignores",
-    "preview", "extra-offload-calls", "extra-reset-calls", "python", "project-root", "context"};
+    "preview", "extra-offload-calls", "extra-reset-calls", "python", "project-root", "context",
+    "header-filter"};
 
 std::string_view typeName(toml::node_type type) {
   switch (type) {
@@ -167,6 +168,14 @@ public:
                                            keyName(name), typeName(value.type())));
         }
         settings.context = flag->get();
+      } else if (name == "header-filter") {
+        const auto* filter = value.as_string();
+        if (filter == nullptr) {
+          fail(value.source(), fmt::format("`{}` must be a string (a regular expression over "
+                                           "header paths), not {}",
+                                           keyName(name), typeName(value.type())));
+        }
+        settings.headerFilter = filter->get();
       } else if (name == "preview") {
         const auto* flag = value.as_boolean();
         if (flag == nullptr) {

@@ -45,6 +45,9 @@ struct Settings {
   std::optional<std::string> python;
   std::optional<std::string> projectRoot;
   std::optional<bool> context;
+  // C++: which headers' function bodies are checked (a regular expression over their paths,
+  // like --header-filter); unset: the project's headers.
+  std::optional<std::string> headerFilter;
 };
 
 // Parses configuration text. `path` is used in messages and decides the shape: a file named

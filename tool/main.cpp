@@ -313,6 +313,7 @@ int runCheckCommand(const CheckArgs& args) {
   std::vector<FileInput> inputs;
   std::vector<std::string> errors;
   bool readsStdin = false;
+  std::optional<std::string> headerFilter = args.headerFilter;
   try {
     ConfigResolver configs(args.configPath.empty() ? std::nullopt
                                                    : std::optional<std::string>(args.configPath));
@@ -357,6 +358,16 @@ int runCheckCommand(const CheckArgs& args) {
         inputs.push_back(std::move(input));
       }
     }
+    // C++: --header-filter, else the `header-filter` of the configuration that governs the first
+    // C++ file (one run shares its headers between translation units, like clang-tidy).
+    if (!headerFilter) {
+      for (const FileInput& input : inputs) {
+        if (!isCppPath(input.ref.path)) continue;
+        const std::filesystem::path path = input.ref.path;
+        headerFilter = configs.settingsForFile(path)->headerFilter;
+        break;
+      }
+    }
     // Each file runs the rules its nearest configuration and the command line select.
     // Without per-file ignores the answer is the same for every file under one configuration.
     std::unordered_map<const Settings*, std::vector<std::string>> rulesBySettings;
@@ -384,7 +395,7 @@ int runCheckCommand(const CheckArgs& args) {
     if (const cpp::CheckerModule* checker = cppCheckerModule(error)) {
       options.cppCommands = checker->loadCompileCommands(
           cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven,
-                              args.headerFilter},
+                              headerFilter},
           error);
       if (!options.cppCommands) {
         std::cerr << "gradlint: error: " << error << '\n';
@@ -611,7 +622,8 @@ int main(int argc, char** argv) {
   checkCommand->add_option("-j,--threads", check.threads, "Worker threads (default: all cores)");
   checkCommand->add_option("--header-filter", check.headerFilter,
                            "C++: regular expression over header paths whose function bodies "
-                           "are checked (default: the project's headers, not system ones)");
+                           "are checked (default: the project's headers, not system ones); "
+                           "overrides the `header-filter` key");
   checkCommand->add_option("-p,--build-path", check.buildPath,
                            "C++: a folder with compile_commands.json (or below one), as for "
                            "clang-tidy; compile flags can also follow `--`");

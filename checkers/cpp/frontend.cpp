@@ -93,8 +93,11 @@ private:
 // the main file it comes from (itself, or the #include that leads to the header it is in).
 class ErrorCounter : public clang::DiagnosticConsumer {
 public:
-  ErrorCounter(std::string mainPath, std::string displayPath)
-      : mainPath_(std::move(mainPath)), displayPath_(std::move(displayPath)) {}
+  // `mainPath`: the file reported (the main file, or the header a translation unit is compiled
+  // for); `realPath`: its real path, to find it on the include stack.
+  ErrorCounter(std::string mainPath, std::string displayPath, std::string realPath)
+      : mainPath_(std::move(mainPath)), displayPath_(std::move(displayPath)),
+        realPath_(std::move(realPath)) {}
 
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
@@ -116,15 +119,17 @@ public:
         file = file == mainPath_ ? displayPath_ : displayPathOf(file);
         where = fmt::format("{}:{}:{}: ", file, presumed.getLine(), presumed.getColumn());
       }
-      // Up the include stack to the main file.
+      // Up the include stack to the reported file.
       clang::SourceLocation inMain = location;
-      for (int depth = 0; inMain.isValid() && !sources.isInMainFile(inMain) && depth < 256;
+      for (int depth = 0; inMain.isValid() && !isReported(sources, inMain) && depth < 256;
            ++depth) {
         inMain = sources.getIncludeLoc(sources.getFileID(inMain));
       }
-      if (inMain.isValid() && sources.isInMainFile(inMain)) {
+      if (inMain.isValid() && isReported(sources, inMain)) {
         mainOffset_ = sources.getFileOffset(inMain);
         inHeader_ = inMain != location;
+      } else {
+        inHeader_ = true; // in the file it is compiled through, outside the reported header
       }
     }
     first_ = where + message_;
@@ -138,8 +143,16 @@ public:
   bool missingFile() const { return missingFile_; }
 
 private:
+  bool isReported(const clang::SourceManager& sources, clang::SourceLocation location) const {
+    if (realPath_.empty()) return sources.isInMainFile(location);
+    const clang::OptionalFileEntryRef entry =
+        sources.getFileEntryRefForID(sources.getFileID(location));
+    return entry && entry->getFileEntry().tryGetRealPathName() == realPath_;
+  }
+
   std::string mainPath_;
   std::string displayPath_;
+  std::string realPath_; // "" when the reported file is the main file
   unsigned errors_ = 0;
   std::string first_;   // "file:line:col: message"
   std::string message_; // the message alone
@@ -148,10 +161,18 @@ private:
   bool missingFile_ = false;
 };
 
+// Where a file's compile flags came from, for the help of a compile error.
+struct FlagsOrigin {
+  bool fromDatabase = false; // compile_commands.json (else clang's defaults and `--`)
+  std::string inferredFrom;  // the database has no entry for the file: the file whose flags
+  std::string through;       // a header compiled through this translation unit
+  bool headerAlone = false;  // a header compiled on its own (no translation unit includes it)
+};
+
 // GL000 for a file that does not compile: the first error, at its place in the file (or at the
 // #include that leads to it), and how many followed.
 Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& errors,
-                                  bool hasCompileCommand) {
+                                  const FlagsOrigin& flags) {
   Diagnostic diagnostic;
   diagnostic.code = "GL000";
   diagnostic.severity = Severity::Error;
@@ -161,17 +182,32 @@ Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& 
       "file may be incomplete",
       errors.inHeader() ? errors.first() + " (in a file included here)" : errors.message(),
       more == 0 ? "" : fmt::format(" (and {} more error{})", more, more == 1 ? "" : "s"));
+  std::string origin;
+  if (flags.headerAlone) {
+    origin = "no translation unit of a compilation database (`-p BUILD_DIR`) includes this "
+             "header, so it was compiled alone (flags after `--`, e.g. `-include` of what it "
+             "needs, apply to it): ";
+  }
+  if (!flags.through.empty()) {
+    origin = fmt::format("compiled through `{}`, which includes it: ", flags.through);
+  } else if (flags.fromDatabase && !flags.inferredFrom.empty()) {
+    origin += fmt::format("this file has no entry in compile_commands.json, so it was compiled "
+                         "with the flags of `{}`: ",
+                         flags.inferredFrom);
+  }
   if (errors.missingFile()) {
     diagnostic.help =
-        hasCompileCommand
-            ? "the compile command from compile_commands.json does not find this header: "
-              "rebuild the database, or add the include folder after `--` (`-- -I...`)"
-            : "gradlint needs the file's compile flags: pass `-p BUILD_DIR` (a folder with "
-              "compile_commands.json, e.g. from `cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`) or "
-              "give them after `--` (`gradlint check FILE -- -std=c++17 -I...`)";
+        origin +
+        (flags.fromDatabase
+             ? "the compile command from compile_commands.json does not find this header: "
+               "rebuild the database (`cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`), or add the "
+               "include folder after `--` (`-- -I...`)"
+             : "gradlint needs the file's compile flags: pass `-p BUILD_DIR` (a folder with "
+               "compile_commands.json, e.g. from `cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON`) or "
+               "give them after `--` (`gradlint check FILE -- -std=c++17 -I...`)");
   } else {
-    diagnostic.help = "fix the error (or the compile flags: `-p BUILD_DIR`, or flags after "
-                      "`--`); functions Clang could not parse are not checked";
+    diagnostic.help = origin + "fix the error (or the compile flags: `-p BUILD_DIR`, or flags "
+                               "after `--`); functions Clang could not parse are not checked";
   }
   const auto size = static_cast<uint32_t>(source.bytes().size());
   uint32_t start = std::min<uint32_t>(errors.mainOffset().value_or(0), size);
@@ -289,24 +325,28 @@ struct CompileCommands::Impl {
   mutable std::mutex mutex;
   mutable std::map<std::string, std::shared_ptr<clang::tooling::CompilationDatabase>> detected;
 
+  // The database for `path`: -p's, or (neither -p nor `--`) one found above it. Holds `mutex`.
+  const clang::tooling::CompilationDatabase* databaseFor(const std::string& path) const {
+    if (database != nullptr || !autodetect) return database.get();
+    const std::string folder = std::string(llvm::sys::path::parent_path(path));
+    auto [it, inserted] = detected.try_emplace(folder);
+    if (inserted) {
+      std::string ignored;
+      if (auto found =
+              clang::tooling::CompilationDatabase::autoDetectFromDirectory(folder, ignored)) {
+        it->second = clang::tooling::inferMissingCompileCommands(std::move(found));
+      }
+    }
+    return it->second.get();
+  }
+
   clang::tooling::CompileCommand commandFor(const std::string& path) const {
     std::vector<clang::tooling::CompileCommand> commands;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      const clang::tooling::CompilationDatabase* source = database.get();
-      if (source == nullptr && autodetect) {
-        const std::string folder = std::string(llvm::sys::path::parent_path(path));
-        auto [it, inserted] = detected.try_emplace(folder);
-        if (inserted) {
-          std::string ignored;
-          if (auto found = clang::tooling::CompilationDatabase::autoDetectFromDirectory(folder,
-                                                                                      ignored)) {
-            it->second = clang::tooling::inferMissingCompileCommands(std::move(found));
-          }
-        }
-        source = it->second.get();
+      if (const clang::tooling::CompilationDatabase* source = databaseFor(path)) {
+        commands = source->getCompileCommands(path);
       }
-      if (source != nullptr) commands = source->getCompileCommands(path);
     }
     if (!commands.empty()) return commands.front();
     // No database: clang's defaults plus the flags after `--`, as clang-tidy does.
@@ -318,6 +358,17 @@ struct CompileCommands::Impl {
     command.CommandLine.push_back(path);
     return command;
   }
+
+  // A translation unit of the database that includes `header` (an absolute path), directly or
+  // through headers of the same folder (tools.h including tools.tpp), found by reading the
+  // `#include` lines of the database's files: the one named like the header first, then the
+  // nearest by folder. None without a database.
+  std::optional<std::string> includerOf(const std::string& header) const;
+
+private:
+  // The paths the `#include` lines of a file spell, read once per run. Holds `mutex`.
+  const std::vector<std::string>& includesOf(const std::string& path) const;
+  mutable std::unordered_map<std::string, std::vector<std::string>> includes_;
 };
 
 namespace {
@@ -327,8 +378,13 @@ class ProjectHeaders final : public HeaderSelection {
 public:
   ProjectHeaders(const CompileCommands::Impl* run, std::string commandDirectory)
       : run_(run), roots_{currentDirectory() + "/", absolutePath(commandDirectory) + "/"} {}
+  // Only `target` (a real path): a header named on the command line, compiled through a
+  // translation unit that includes it. Its functions are all lowered, whatever the run claimed.
+  explicit ProjectHeaders(std::string target) : run_(nullptr), target_(std::move(target)) {}
 
+  bool lowersMainFile() const override { return target_.empty(); }
   bool wants(llvm::StringRef path, bool system) const override {
+    if (!target_.empty()) return path == target_;
     if (run_ != nullptr && run_->headerFilter) return run_->headerFilter->match(path);
     if (system) return false; // LibTorch's, the standard library's: never lowered
     return std::any_of(roots_.begin(), roots_.end(), [&](const std::string& root) {
@@ -351,6 +407,7 @@ public:
 
 private:
   const CompileCommands::Impl* run_;
+  std::string target_;
   std::vector<std::string> roots_;
   mutable std::unordered_set<std::string> local_; // no run: one translation unit
 };
@@ -362,7 +419,11 @@ void LowerConsumer::HandleTranslationUnit(clang::ASTContext& context) {
 bool LowerConsumer::shouldSkipFunctionBody(clang::Decl* decl) {
   if (llvm::isa<clang::CXXDestructorDecl>(decl)) return false;
   const clang::SourceLocation location = sources_.getExpansionLoc(decl->getLocation());
-  if (!location.isValid() || sources_.isWrittenInMainFile(location)) return false;
+  if (!location.isValid()) return false;
+  // The main file's bodies are parsed even when only a header it includes is lowered: they
+  // instantiate the header's templates, and a template whose CFG Clang cannot build as written
+  // (a range-for over a dependent type) is read from an instantiation.
+  if (sources_.isWrittenInMainFile(location)) return false;
   const clang::FileID file = sources_.getFileID(location);
   auto [it, inserted] = wanted_.try_emplace(file.getHashValue());
   if (inserted) {
@@ -388,7 +449,9 @@ std::shared_ptr<const CompileCommands> CompileCommands::load(const CompileOption
     llvm::Regex filter(*options.headerFilter);
     std::string why;
     if (!filter.isValid(why)) {
-      error = fmt::format("--header-filter `{}`: {}", *options.headerFilter, why);
+      error = fmt::format("header filter `{}` (--header-filter or `header-filter`) is not a "
+                          "regular expression: {}",
+                          *options.headerFilter, why);
       return nullptr;
     }
     impl->headerFilter = std::move(filter);
@@ -415,28 +478,109 @@ std::shared_ptr<const CompileCommands> CompileCommands::load(const CompileOption
   return std::shared_ptr<const CompileCommands>(new CompileCommands(std::move(impl)));
 }
 
-CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands) {
-  CppFileResult result;
-  result.module.language = ir::Language::Cpp;
-  result.module.path = source.path();
-  collectNolint(source.bytes(), ruleNames(), result.suppressions);
-
-  const std::string path = absolutePath(source.path());
-  clang::tooling::CompileCommand command;
-  if (commands != nullptr) {
-    command = commands->impl().commandFor(path);
-  } else {
-    command.Directory = currentDirectory();
-    command.Filename = path;
-    command.CommandLine = {"clang-tool", path};
+const std::vector<std::string>& CompileCommands::Impl::includesOf(const std::string& path) const {
+  auto [it, inserted] = includes_.try_emplace(path);
+  if (!inserted) return it->second;
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer) return it->second;
+  llvm::StringRef text = (*buffer)->getBuffer();
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    line = line.ltrim();
+    if (!line.consume_front("#")) continue;
+    line = line.ltrim();
+    if (!line.consume_front("include")) continue;
+    line = line.ltrim();
+    if (line.empty() || (line.front() != '"' && line.front() != '<')) continue;
+    const char close = line.front() == '"' ? '"' : '>';
+    const size_t end = line.find(close, 1);
+    if (end == llvm::StringRef::npos) continue;
+    llvm::StringRef spelled = line.slice(1, end);
+    while (spelled.consume_front("./")) {
+    }
+    if (!spelled.empty()) it->second.push_back(spelled.str());
   }
-  const bool fromDatabase = commands != nullptr && !command.CommandLine.empty() &&
-                            command.CommandLine.front() != "clang-tool";
-  SingleCommandDatabase database(command);
+  return it->second;
+}
+
+std::optional<std::string> CompileCommands::Impl::includerOf(const std::string& header) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  const clang::tooling::CompilationDatabase* source = databaseFor(header);
+  if (source == nullptr) return std::nullopt;
+  const std::vector<std::string> files = source->getAllFiles();
+  const auto includesAny = [&](const std::string& file, const std::vector<std::string>& targets) {
+    for (const std::string& spelled : includesOf(file)) {
+      for (const std::string& target : targets) {
+        if (llvm::StringRef(target).ends_with("/" + spelled)) return true;
+      }
+    }
+    return false;
+  };
+  // Ranks the translation units that include a target: foo.cpp for foo.h, then the one whose
+  // folder shares the longest prefix with the header's, then the database's order.
+  const llvm::StringRef stem = llvm::sys::path::stem(header);
+  const auto score = [&](const std::string& file) {
+    size_t common = 0;
+    while (common < file.size() && common < header.size() && file[common] == header[common]) {
+      ++common;
+    }
+    return std::make_pair(llvm::sys::path::stem(file) == stem, common);
+  };
+  std::vector<std::string> targets{header};
+  std::unordered_set<std::string> seen{header};
+  for (int depth = 0; depth < 4 && !targets.empty(); ++depth) {
+    std::optional<std::string> best;
+    for (const std::string& file : files) {
+      if (isHeaderPath(file) || !includesAny(file, targets)) continue;
+      if (!best || score(file) > score(*best)) best = file;
+    }
+    if (best) return best;
+    // None: the headers of the targets' folders that include one (tools.h for tools.tpp).
+    std::vector<std::string> next;
+    std::unordered_set<std::string> folders;
+    for (const std::string& target : targets) {
+      folders.insert(std::string(llvm::sys::path::parent_path(target)));
+    }
+    for (const std::string& folder : folders) {
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator entry(folder, ec), end; entry != end && !ec;
+           entry.increment(ec)) {
+        const std::string& candidate = entry->path();
+        if (!isHeaderPath(candidate) || seen.count(candidate) != 0) continue;
+        if (includesAny(candidate, targets)) {
+          seen.insert(candidate);
+          next.push_back(candidate);
+        }
+      }
+    }
+    targets = std::move(next);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// What one compilation of a translation unit needs.
+struct Compilation {
+  const SourceText& mainSource; // the bytes lowered for the main file (or, for a header, none)
+  std::string mainPath;         // absolute
+  clang::tooling::CompileCommand command;
+  bool fromDatabase = false;
+  // Files whose bytes come from gradlint, not from the disk (stdin, an editor's buffer).
+  std::vector<std::pair<std::string, std::string_view>> mapped;
+};
+
+// Compiles with Clang (syntax only) and lowers what `headers` selects into `lowered`.
+void compileAndLower(const Compilation& compilation, const CompileCommands* commands,
+                     const ProjectHeaders& headers, ErrorCounter& errors,
+                     LoweredTranslationUnit& lowered) {
+  const std::string& path = compilation.mainPath;
+  SingleCommandDatabase database(compilation.command);
   clang::tooling::ClangTool tool(database, {path},
                                  std::make_shared<clang::PCHContainerOperations>(),
                                  llvm::vfs::createPhysicalFileSystem());
-  tool.mapVirtualFile(path, source.bytes());
+  for (const auto& [file, bytes] : compilation.mapped) tool.mapVirtualFile(file, bytes);
   const bool header = isHeaderPath(path);
   const bool cuda = isCudaPath(path);
   if (cuda) tool.mapVirtualFile(kCudaStubPath, kCudaStub);
@@ -444,7 +588,7 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
 
   using clang::tooling::ArgumentInsertPosition;
   using clang::tooling::getInsertArgumentAdjuster;
-  if (fromDatabase && commands->impl().extraArgsGiven) {
+  if (compilation.fromDatabase && commands->impl().extraArgsGiven) {
     tool.appendArgumentsAdjuster(
         getInsertArgumentAdjuster(commands->impl().extraArgs, ArgumentInsertPosition::END));
   }
@@ -470,22 +614,100 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
         out.insert(out.end(), args.begin() + (args.empty() ? 0 : 1), args.end());
         return out;
       });
-
-  ErrorCounter errors(path, source.path());
   tool.setDiagnosticConsumer(&errors);
-  LoweredTranslationUnit lowered;
   lowered.module.language = ir::Language::Cpp;
-  lowered.module.path = source.path();
+  lowered.module.path = compilation.mainSource.path();
+  LowerActionFactory factory(compilation.mainSource, lowered, headers);
+  tool.run(&factory);
+}
+
+std::string realPathOf(const std::string& path) {
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(path, real)) return path;
+  return std::string(real);
+}
+
+// A header named on the command line, compiled through `includer`, a translation unit of the
+// compilation database that includes it: only the header's functions are lowered. Null when
+// that translation unit does not reach the header after all (an #if around the #include).
+std::optional<CppFileResult> analyzeHeaderThrough(const SourceText& source,
+                                                  const std::string& path,
+                                                  const std::string& includer,
+                                                  const CompileCommands& commands) {
+  const std::string real = realPathOf(path);
+  const SourceText includerSource(displayPathOf(includer), "");
+  Compilation compilation{includerSource, includer, commands.impl().commandFor(includer), true,
+                          {{path, source.bytes()}}};
+  ErrorCounter errors(path, source.path(), real);
+  LoweredTranslationUnit lowered;
+  const ProjectHeaders headers(real);
+  compileAndLower(compilation, &commands, headers, errors, lowered);
+  auto header = std::find_if(lowered.headers.begin(), lowered.headers.end(),
+                             [&](const LoweredHeader& h) { return h.realPath == real; });
+  if (header == lowered.headers.end() && errors.errors() == 0) return std::nullopt;
+  CppFileResult result;
+  result.module.language = ir::Language::Cpp;
+  if (header != lowered.headers.end()) result.module = std::move(header->module);
+  result.module.path = source.path();
+  collectNolint(source.bytes(), ruleNames(), result.suppressions);
+  result.compilerErrors = errors.errors();
+  if (errors.errors() > 0) {
+    FlagsOrigin flags{true, "", displayPathOf(includer)};
+    result.frontendDiagnostics.push_back(compileErrorDiagnostic(source, errors, flags));
+  }
+  result.warnings = std::move(lowered.warnings);
+  return result;
+}
+
+} // namespace
+
+CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands) {
+  const std::string path = absolutePath(source.path());
+  // A header named on the command line is checked as its users compile it, when the database
+  // has one; else alone, with the flags of a similar file or those after `--`.
+  if (commands != nullptr && isHeaderPath(path)) {
+    if (const std::optional<std::string> includer = commands->impl().includerOf(path)) {
+      if (auto result = analyzeHeaderThrough(source, path, *includer, *commands)) {
+        return std::move(*result);
+      }
+    }
+  }
+  CppFileResult result;
+  result.module.language = ir::Language::Cpp;
+  result.module.path = source.path();
+  collectNolint(source.bytes(), ruleNames(), result.suppressions);
+
+  Compilation compilation{source, path, {}, false, {{path, source.bytes()}}};
+  if (commands != nullptr) {
+    compilation.command = commands->impl().commandFor(path);
+  } else {
+    compilation.command.Directory = currentDirectory();
+    compilation.command.Filename = path;
+    compilation.command.CommandLine = {"clang-tool", path};
+  }
+  const clang::tooling::CompileCommand& command = compilation.command;
+  compilation.fromDatabase = commands != nullptr && !command.CommandLine.empty() &&
+                             command.CommandLine.front() != "clang-tool";
+  ErrorCounter errors(path, source.path(), "");
+  LoweredTranslationUnit lowered;
   const ProjectHeaders headers(commands != nullptr ? &commands->impl() : nullptr,
                                command.Directory);
-  LowerActionFactory factory(source, lowered, headers);
-  tool.run(&factory);
+  compileAndLower(compilation, commands, headers, errors, lowered);
 
   result.module = std::move(lowered.module);
   result.module.path = source.path();
   result.compilerErrors = errors.errors();
   if (errors.errors() > 0) {
-    result.frontendDiagnostics.push_back(compileErrorDiagnostic(source, errors, fromDatabase));
+    FlagsOrigin flags{compilation.fromDatabase, "", "", isHeaderPath(path)};
+    // "inferred from src/other.cpp" (clang's interpolation): the file has no entry of its own.
+    llvm::StringRef heuristic = command.Heuristic;
+    if (compilation.fromDatabase && heuristic.consume_front("inferred from ")) {
+      flags.inferredFrom = displayPathOf(absolutePath(
+          llvm::sys::path::is_absolute(heuristic)
+              ? heuristic.str()
+              : (command.Directory + "/" + heuristic.str())));
+    }
+    result.frontendDiagnostics.push_back(compileErrorDiagnostic(source, errors, flags));
   }
   for (LoweredHeader& included : lowered.headers) {
     CppHeaderResult out;

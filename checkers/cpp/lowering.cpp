@@ -404,7 +404,7 @@ public:
   bool inLoweredFile(clang::SourceLocation location) {
     if (location.isInvalid()) return false;
     const clang::FileID file = sources_.getFileID(sources_.getExpansionLoc(location));
-    if (file == mainFile_) return true;
+    if (file == mainFile_) return headers_ == nullptr || headers_->lowersMainFile();
     if (headers_ == nullptr || file.isInvalid()) return false;
     auto [it, inserted] = lowered_.try_emplace(file.getHashValue(), false);
     if (inserted) {
@@ -991,18 +991,29 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
   return true;
 }
 
+// `x.clone()` on a tensor: a copy, a normal tensor whatever mode made `x`.
+bool isTensorClone(const clang::Stmt* stmt) {
+  const auto* call = llvm::dyn_cast_or_null<clang::CXXMemberCallExpr>(stmt);
+  const clang::CXXMethodDecl* method = call != nullptr ? call->getMethodDecl() : nullptr;
+  return method != nullptr && method->getIdentifier() != nullptr &&
+         method->getName() == "clone" && derivesFrom(method->getParent(), kTensorClass);
+}
+
 void UnitLowerer::lowerAssign(const std::string& var, const clang::Expr* value,
                               const clang::Stmt* at) {
   Event assign;
   assign.kind = EventKind::Assign;
   assign.var = var;
   assign.range = rangeOf(at);
-  // The names the value is computed from (not in nested lambdas).
+  // The names the value is computed from (not in nested lambdas, nor in the object of a
+  // `clone()`: a copy is a new tensor, whatever mode made what it copies, so `head(x.clone())`
+  // does not depend on how `x` was made).
   std::vector<const clang::Stmt*> stack{value};
   while (!stack.empty()) {
     const clang::Stmt* stmt = stack.back();
     stack.pop_back();
     if (stmt == nullptr || llvm::isa<clang::LambdaExpr>(stmt)) continue;
+    if (stmt != value && isTensorClone(stmt)) continue;
     if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(stmt);
         ref != nullptr && llvm::isa<clang::VarDecl>(ref->getDecl())) {
       assign.deps.push_back(varName(ref->getDecl()));
@@ -1018,11 +1029,7 @@ void UnitLowerer::lowerAssign(const std::string& var, const clang::Expr* value,
   std::sort(assign.deps.begin(), assign.deps.end());
   assign.deps.erase(std::unique(assign.deps.begin(), assign.deps.end()), assign.deps.end());
   // `x.clone()` copies: not a view of what it was computed from.
-  if (const auto* call = llvm::dyn_cast_or_null<clang::CXXMemberCallExpr>(strip(value))) {
-    const clang::CXXMethodDecl* method = call->getMethodDecl();
-    assign.freshValue = method != nullptr && method->getIdentifier() != nullptr &&
-                        method->getName() == "clone" && derivesFrom(method->getParent(), kTensorClass);
-  }
+  assign.freshValue = isTensorClone(strip(value));
   emit(std::move(assign), at);
 }
 

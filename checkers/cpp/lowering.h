@@ -31,6 +31,9 @@ public:
   virtual bool claim(const std::string& path, unsigned offset) const = 0;
   // The path a header's findings are shown with.
   virtual std::string displayPath(const std::string& path) const = 0;
+  // False when the translation unit is compiled only for a header it includes (a header named
+  // on the command line): the main file's functions are then not lowered.
+  virtual bool lowersMainFile() const { return true; }
 };
 
 // A header's functions lowered in this translation unit (the ones it claimed).

@@ -77,6 +77,17 @@ void inference_clone(Net& model, Net& head) {
   loss.backward();
 }
 
+// The copy made inside the expression that is backpropagated: a normal tensor too.
+void inference_clone_inline(Net& model, Net& head) {
+  torch::Tensor features;
+  {
+    c10::InferenceMode guard;
+    features = model->forward(batch());
+  }
+  auto loss = head->forward(features.clone()) + head(batch());
+  loss.backward();
+}
+
 float evaluate(Net& model) {
   model->eval();
   torch::NoGradGuard no_grad;

@@ -94,4 +94,16 @@ void inference_tensor(Net& model, Net& head) {
   loss.backward();
 }
 
-// CHECK: Found 8 errors.
+// Cloned in one operand, used as is in the other: still an inference tensor in the graph.
+void inference_tensor_one_operand_cloned(Net& model, Net& head) {
+  torch::Tensor features;
+  {
+    c10::InferenceMode guard;
+    features = model->forward(batch());
+  }
+  // CHECK: [[@LINE+1]]:3: GL304 `features` is an inference tensor
+  auto loss = head->forward(features.clone()) + head->forward(features);
+  loss.backward();
+}
+
+// CHECK: Found 9 errors.

@@ -120,7 +120,7 @@ TEST(ConfigParse, ErrorsNameTheFileLineAndKey) {
   EXPECT_EQ(errorOf("select = [\"GL1\"]\nselectt = [\"GL1\"]\n"),
             "/project/gradlint.toml:2:1: unknown key `selectt` (expected one of: select, "
             "extend-select, ignore, exclude, per-file-ignores, preview, extra-offload-calls, "
-            "extra-reset-calls, python, project-root, context)");
+            "extra-reset-calls, python, project-root, context, header-filter)");
   EXPECT_TRUE(errorOf("[tool.gradlint]\nfix = true\n", "pyproject.toml")
                   .starts_with("/project/pyproject.toml:2:1: unknown key `tool.gradlint.fix`"));
   EXPECT_EQ(errorOf("preview = \"yes\"\n"),

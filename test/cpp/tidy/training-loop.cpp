@@ -1,5 +1,5 @@
 // The training-loop rules (GL301-GL305) as clang-tidy checks.
-// RUN: %clang-tidy -load=%tidy-plugin -checks='-*,gradlint-missing-zero-grad,gradlint-zero-grad-between-backward-and-step,gradlint-eval-without-no-grad' %s -- -std=c++17 -I%cpp-inputs 2>&1 | FileCheck %s -check-prefix=CHECK-MESSAGES --implicit-check-not='warning:'
+// RUN: %clang-tidy -load=%tidy-plugin -checks='-*,gradlint-missing-zero-grad,gradlint-zero-grad-between-backward-and-step,gradlint-eval-without-no-grad,gradlint-backward-through-no-grad,gradlint-inference-tensor-in-autograd' %s -- -std=c++17 -I%cpp-inputs 2>&1 | FileCheck %s -check-prefix=CHECK-MESSAGES --implicit-check-not='warning:'
 #include <torch/torch.h>
 
 torch::Tensor batch();
@@ -41,4 +41,38 @@ void train_well(torch::nn::Linear& model, torch::optim::SGD& optimizer) {
     model(batch()).backward();
     optimizer.step();
   }
+}
+
+void backward_under_guard(torch::nn::Linear& model) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss = model(batch());
+  loss.backward();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: `loss` was computed with grad disabled, so it has no autograd graph{{.*}} [gradlint-backward-through-no-grad]
+}
+
+void inference_features(torch::nn::Linear& backbone, torch::nn::Linear& head) {
+  torch::Tensor features;
+  {
+    c10::InferenceMode guard;
+    features = backbone(batch());
+  }
+  auto loss = head(features);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: `features` is an inference tensor (made under `c10::InferenceMode`){{.*}} [gradlint-inference-tensor-in-autograd]
+  loss.backward();
+}
+
+// Correct: the guard ends before the part that is trained; a clone is a normal tensor.
+void frozen_then_trained(torch::nn::Linear& backbone, torch::nn::Linear& head) {
+  torch::Tensor features;
+  torch::Tensor kept;
+  {
+    torch::NoGradGuard no_grad;
+    features = backbone(batch());
+  }
+  {
+    c10::InferenceMode guard;
+    kept = backbone(batch());
+  }
+  auto loss = head(features) + head(kept.clone());
+  loss.backward();
 }

@@ -1,0 +1,4 @@
+#include <torch/torch.h>
+#include "not_there.h"
+
+void unlisted() { torch::NoGradGuard guard; }
