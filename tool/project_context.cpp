@@ -130,64 +130,87 @@ python::ImportStatement importFromJson(const nlohmann::json& value) {
   return statement;
 }
 
-// The import memo (under the cache folder, `context/imports.json`): each checked file's imports
-// with the stat they were scanned at, so a run over unchanged files finds their imports without
-// reading them (the result cache then reads only what it shows).
+// The import memo (under the cache folder, `context/imports-XX.json`): each checked file's
+// imports with the stat they were scanned at, so a run over unchanged files finds their imports
+// without reading them (the result cache then reads only what it shows). Split into buckets by
+// the path's hash: a run reads and writes only the buckets of the files it names.
+constexpr int kImportMemoFormat = 1;
+constexpr uint64_t kImportMemoBuckets = 64;
+
 struct ImportMemo {
   struct Entry {
     FileStat stat;
     int64_t takenNs = 0;
     std::vector<python::ImportStatement> imports;
   };
-  std::unordered_map<std::string, Entry> files;
+  std::vector<std::unordered_map<std::string, Entry>> buckets{kImportMemoBuckets};
+  std::vector<char> loaded = std::vector<char>(kImportMemoBuckets, 0);
+  std::vector<char> changed = std::vector<char>(kImportMemoBuckets, 0);
+
+  static size_t bucketOf(const std::string& path) {
+    return XXH3_64bits(path.data(), path.size()) % kImportMemoBuckets;
+  }
+  const Entry* find(const std::string& path) const {
+    const auto& bucket = buckets[bucketOf(path)];
+    const auto found = bucket.find(path);
+    return found == bucket.end() ? nullptr : &found->second;
+  }
 };
 
-constexpr int kImportMemoFormat = 1;
-
-fs::path importMemoPath(const fs::path& cacheDir) { return cacheDir / "context" / "imports.json"; }
-
-ImportMemo loadImportMemo(const fs::path& cacheDir) {
-  ImportMemo memo;
-  std::string text;
-  std::string error;
-  if (cacheDir.empty() || !readWholeFile(importMemoPath(cacheDir).string(), text, error)) {
-    return memo;
-  }
-  try {
-    const nlohmann::json entry = nlohmann::json::parse(text);
-    if (entry.at("format").get<int>() != kImportMemoFormat) return memo;
-    for (const auto& [path, row] : entry.at("files").items()) {
-      ImportMemo::Entry file;
-      file.stat = {row.at(0).get<int64_t>(), row.at(1).get<int64_t>(), row.at(2).get<int64_t>(),
-                   row.at(3).get<uint64_t>(), row.at(4).get<uint64_t>()};
-      file.takenNs = row.at(5).get<int64_t>();
-      for (const nlohmann::json& statement : row.at(6)) {
-        file.imports.push_back(importFromJson(statement));
-      }
-      memo.files.emplace(path, std::move(file));
-    }
-  } catch (const nlohmann::json::exception&) {
-    memo.files.clear(); // a damaged memo is a miss
-  }
-  return memo;
+fs::path importMemoPath(const fs::path& cacheDir, size_t bucket) {
+  return cacheDir / "context" / fmt::format("imports-{:02x}.json", bucket);
 }
 
-void storeImportMemo(const fs::path& cacheDir, const ImportMemo& memo) {
-  nlohmann::json files = nlohmann::json::object();
-  for (const auto& [path, file] : memo.files) {
-    nlohmann::json imports = nlohmann::json::array();
-    for (const python::ImportStatement& statement : file.imports) {
-      imports.push_back(importToJson(statement));
+// Loads the buckets of `paths`.
+void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& paths,
+                    ImportMemo& memo) {
+  if (cacheDir.empty()) return;
+  for (const std::string& path : paths) {
+    const size_t index = ImportMemo::bucketOf(path);
+    if (memo.loaded[index]) continue;
+    memo.loaded[index] = 1;
+    std::string text;
+    std::string error;
+    if (!readWholeFile(importMemoPath(cacheDir, index).string(), text, error)) continue;
+    auto& bucket = memo.buckets[index];
+    try {
+      const nlohmann::json entry = nlohmann::json::parse(text);
+      if (entry.at("format").get<int>() != kImportMemoFormat) continue;
+      for (const auto& [file, row] : entry.at("files").items()) {
+        ImportMemo::Entry memoEntry;
+        memoEntry.stat = {row.at(0).get<int64_t>(), row.at(1).get<int64_t>(),
+                          row.at(2).get<int64_t>(), row.at(3).get<uint64_t>(),
+                          row.at(4).get<uint64_t>()};
+        memoEntry.takenNs = row.at(5).get<int64_t>();
+        for (const nlohmann::json& statement : row.at(6)) {
+          memoEntry.imports.push_back(importFromJson(statement));
+        }
+        bucket.emplace(file, std::move(memoEntry));
+      }
+    } catch (const nlohmann::json::exception&) {
+      bucket.clear(); // a damaged bucket is a miss
     }
-    files[path] = {file.stat.size,  file.stat.mtimeNs, file.stat.ctimeNs, file.stat.inode,
-                   file.stat.device, file.takenNs,     std::move(imports)};
   }
+}
+
+// Writes the buckets that changed; one not written is only slower next time.
+void storeImportMemo(const fs::path& cacheDir, const ImportMemo& memo) {
   std::error_code ec;
-  fs::create_directories(importMemoPath(cacheDir).parent_path(), ec);
-  std::string error;
-  // Not written is only slower next time.
-  if (!ec) {
-    replaceFile(importMemoPath(cacheDir),
+  fs::create_directories(cacheDir / "context", ec);
+  if (ec) return;
+  for (size_t index = 0; index < kImportMemoBuckets; ++index) {
+    if (!memo.changed[index]) continue;
+    nlohmann::json files = nlohmann::json::object();
+    for (const auto& [path, file] : memo.buckets[index]) {
+      nlohmann::json imports = nlohmann::json::array();
+      for (const python::ImportStatement& statement : file.imports) {
+        imports.push_back(importToJson(statement));
+      }
+      files[path] = {file.stat.size,  file.stat.mtimeNs, file.stat.ctimeNs, file.stat.inode,
+                     file.stat.device, file.takenNs,     std::move(imports)};
+    }
+    std::string error;
+    replaceFile(importMemoPath(cacheDir, index),
                 nlohmann::json{{"format", kImportMemoFormat}, {"files", std::move(files)}}.dump(),
                 error);
   }
@@ -592,7 +615,14 @@ std::vector<FileInput> ContextCollector::run() {
     roots.push_back(i);
   }
   std::vector<std::vector<python::ImportStatement>> rootImports(roots.size());
-  ImportMemo memo = loadImportMemo(request_.cacheDir);
+  ImportMemo memo;
+  {
+    std::vector<std::string> paths;
+    for (size_t index : roots) {
+      if (!checked_[index].contents) paths.push_back(checked_[index].ref.path);
+    }
+    loadImportMemo(request_.cacheDir, paths, memo);
+  }
   std::vector<std::optional<ImportMemo::Entry>> scanned(roots.size()); // to remember
   const int64_t takenNs = nowNs();
   parallelFor(roots.size(), request_.threads, [&](size_t at) {
@@ -604,10 +634,10 @@ std::vector<FileInput> ContextCollector::run() {
     std::optional<FileStat> stat;
     if (!request_.cacheDir.empty()) {
       stat = statFile(input.ref.path); // before the read: a later write changes it
-      const auto known = memo.files.find(input.ref.path);
-      if (stat && known != memo.files.end() && known->second.stat == *stat &&
-          statTrusted(*stat, known->second.takenNs)) {
-        rootImports[at] = known->second.imports;
+      const ImportMemo::Entry* known = memo.find(input.ref.path);
+      if (stat && known != nullptr && known->stat == *stat &&
+          statTrusted(*stat, known->takenNs)) {
+        rootImports[at] = known->imports;
         return;
       }
     }
@@ -626,7 +656,9 @@ std::vector<FileInput> ContextCollector::run() {
       if (!checked_[roots[at]].contents) ++report_.importsFromMemo;
       continue;
     }
-    memo.files[checked_[roots[at]].ref.path] = std::move(*scanned[at]);
+    const std::string& path = checked_[roots[at]].ref.path;
+    memo.buckets[ImportMemo::bucketOf(path)][path] = std::move(*scanned[at]);
+    memo.changed[ImportMemo::bucketOf(path)] = 1;
     memoChanged = true;
   }
   if (memoChanged) storeImportMemo(request_.cacheDir, memo);
