@@ -7,7 +7,8 @@
 #   bench/run.sh [BUILD_DIR] [CORPUS]    # default: build, Debian's python3-torch sources
 # Environment: RUNS (best of, default 3; LARGE_RUNS on the synthetic tree, default 1), SCALE
 # (default 10; 0: no synthetic tree),
-# FLAKE8_LARGE=1 (also run flake8 on the synthetic tree: minutes), THREADS (default: nproc).
+# FLAKE8_LARGE=1 (also run flake8 on the synthetic tree: minutes), THREADS (default: nproc),
+# CONTEXT=0 (skip the rows of the whole-program view: context and its caches).
 # Each row: wall time (best of RUNS; flake8 once), CPU time (user + system) of that run, lines
 # per second (wall), peak RSS, and the ratios to the bare parse of the same files (1 thread,
 # parse only, measured in the same run) in wall and in CPU time. On a shared machine the CPU
@@ -146,8 +147,72 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
   }'
 }
 
+# The whole-program view (docs/context.md): a few named files of the corpus against the whole
+# corpus, cold and after a full run filled the cache; and examples/ with Debian's system
+# interpreter as the environment against the same check without context, cold and warm.
+bench_context() {
+  local check=("$gradlint" check --exit-zero --output-format concise --select ALL --preview
+               -j"$threads")
+  local five=()
+  for f in nn/modules/module.py autograd/grad_mode.py optim/optimizer.py utils/checkpoint.py \
+           nn/parallel/distributed.py; do
+    [ -f "$corpus/$f" ] && five+=("$corpus/$f")
+  done
+  local examples="$here/../examples"
+  echo
+  echo "### Context and caches ($threads threads; ${#five[@]} named files of the corpus; $examples)"
+  echo
+  echo "| what | wall s | cpu s | peak MB | ratio (wall) | ratio (cpu) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  ctx_row() { # NAME WALL CPU MB BASE_WALL BASE_CPU
+    printf '| %-52s | %8.3f | %8.3f | %7s | %7.3fx | %7.3fx |\n' "$1" "$2" "$3" "$4" \
+      "$(awk -v a="$2" -v b="$5" 'BEGIN{print (b > 0 ? a/b : 0)}')" \
+      "$(awk -v a="$3" -v b="$6" 'BEGIN{print (b > 0 ? a/b : 0)}')"
+  }
+  rm -rf "$work/full-cache"
+  "${check[@]}" --cache-dir "$work/full-cache" "$corpus" >/dev/null 2>&1
+  best_wall=(); best_cpu=(); best_mb=()
+  for _ in $(seq "$runs"); do
+    time_once "${check[@]}" --no-cache "$corpus"; keep full
+    time_once "${check[@]}" --no-cache "${five[@]}"; keep five_cold
+    rm -rf "$work/cache5" && cp -r "$work/full-cache" "$work/cache5"
+    time_once "${check[@]}" --cache-dir "$work/cache5" "${five[@]}"; keep five_after_full
+    time_once "${check[@]}" --cache-dir "$work/cache5" "${five[@]}"; keep five_warm
+  done
+  local fw=${best_wall[full]} fc=${best_cpu[full]}
+  ctx_row "corpus, all files, cold (the base of the next 3)" "$fw" "$fc" "${best_mb[full]}" "$fw" "$fc"
+  ctx_row "${#five[@]} files, cold" "${best_wall[five_cold]}" "${best_cpu[five_cold]}" \
+    "${best_mb[five_cold]}" "$fw" "$fc"
+  ctx_row "${#five[@]} files, after a full run filled the cache" "${best_wall[five_after_full]}" \
+    "${best_cpu[five_after_full]}" "${best_mb[five_after_full]}" "$fw" "$fc"
+  ctx_row "${#five[@]} files, warm (their own entry)" "${best_wall[five_warm]}" \
+    "${best_cpu[five_warm]}" "${best_mb[five_warm]}" "$fw" "$fc"
+  if [ -x /usr/bin/python3 ] && [ -d "$examples" ]; then
+    rm -rf "$work/ex-env" "$work/ex-bare"
+    best_wall=(); best_cpu=(); best_mb=()
+    # Runs of tens of milliseconds: more turns (GNU time's CPU figures have 10 ms steps; the wall
+    # ratio is the one to read, a 0 CPU ratio means under 10 ms).
+    for _ in $(seq $((runs * 3))); do
+      time_once "${check[@]}" --no-cache --no-context "$examples"; keep bare_cold
+      time_once "${check[@]}" --no-cache --python /usr/bin/python3 "$examples"; keep env_cold
+      time_once "${check[@]}" --cache-dir "$work/ex-bare" --no-context "$examples"; keep bare_warm
+      time_once "${check[@]}" --cache-dir "$work/ex-env" --python /usr/bin/python3 "$examples"
+      keep env_warm
+    done
+    local bw=${best_wall[bare_cold]} bc=${best_cpu[bare_cold]}
+    ctx_row "examples/, --no-context, cold (base of the next)" "$bw" "$bc" "${best_mb[bare_cold]}" "$bw" "$bc"
+    ctx_row "examples/, --python /usr/bin/python3, cold" "${best_wall[env_cold]}" \
+      "${best_cpu[env_cold]}" "${best_mb[env_cold]}" "$bw" "$bc"
+    local ww=${best_wall[bare_warm]} wc=${best_cpu[bare_warm]}
+    ctx_row "examples/, --no-context, warm (base of the next)" "$ww" "$wc" "${best_mb[bare_warm]}" "$ww" "$wc"
+    ctx_row "examples/, --python /usr/bin/python3, warm" "${best_wall[env_warm]}" \
+      "${best_cpu[env_warm]}" "${best_mb[env_warm]}" "$ww" "$wc"
+  fi
+}
+
 echo "gradlint benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), gradlint $("$gradlint" --version)"
 bench_tree "$corpus" "Corpus" 1
+[ "${CONTEXT:-1}" = 0 ] || bench_context
 if [ "$scale" -gt 0 ]; then
   large=/tmp/gradlint-bench-x$scale
   if [ ! -f "$large/.complete" ]; then

@@ -5,6 +5,7 @@
 #include "checkers/ir/diagnostic.h"
 #include "checkers/python/source_text.h"
 #include "tool/discover.h"
+#include "tool/file_stat.h"
 
 #include <functional>
 #include <memory>
@@ -58,6 +59,9 @@ struct FileInput {
   bool context = false;
   // Installed code: the distribution it comes from ("name version"), for related locations.
   std::string origin;
+  // `contents` read from the file by an earlier step (the context's import scan): the file's
+  // stat taken just before that read, for the result cache's memo.
+  std::optional<FileStat> contentsStat;
 };
 
 struct FileReport {

@@ -229,10 +229,14 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
            "CONDA_PREFIX, .venv or venv at the project root, or python3 on PATH)\n";
   }
   out << fmt::format("gradlint: context: {} project modules and {} installed modules read "
-                     "({} distributions{}{})\n",
+                     "({} distributions{}{}) in {:.3f} s\n",
                      report.projectModules, report.installedModules, report.distributions.size(),
                      report.distributions.empty() ? "" : ": ",
-                     fmt::join(report.distributions, ", "));
+                     fmt::join(report.distributions, ", "), report.seconds);
+  if (report.importsFromMemo > 0) {
+    out << fmt::format("gradlint: context: imports of {} checked files from the cache (not read)\n",
+                       report.importsFromMemo);
+  }
   if (report.cachedModules > 0) {
     out << fmt::format("gradlint: context: {} installed modules from the cache ({})\n",
                        report.cachedModules, fmt::join(report.cachedDistributions, ", "));

@@ -3,6 +3,7 @@
 #include "tool/read_file.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <string_view>
 
 namespace gradlint {
@@ -22,18 +23,18 @@ std::vector<std::string> splitDots(const std::string& dotted) {
   return parts;
 }
 
-// An extension module `name` in `folder`: name.so, name.pyd, name.cpython-311-x86_64-linux-gnu.so.
-bool hasCompiled(const fs::path& folder, const std::string& name) {
-  if (isFile(folder / (name + ".so")) || isFile(folder / (name + ".pyd"))) return true;
+// The extension modules of `folder`: `name` of name.so, name.pyd,
+// name.cpython-311-x86_64-linux-gnu.so. One listing of the folder.
+std::unordered_set<std::string> compiledModules(const fs::path& folder) {
+  std::unordered_set<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string file = it->path().filename().string();
-    if (file.size() > name.size() + 1 && file.starts_with(name) && file[name.size()] == '.' &&
-        (file.ends_with(".so") || file.ends_with(".pyd"))) {
-      return true;
-    }
+    const size_t dot = file.find('.');
+    if (dot == 0 || dot == std::string::npos) continue;
+    if (file.ends_with(".so") || file.ends_with(".pyd")) names.insert(file.substr(0, dot));
   }
-  return false;
+  return names;
 }
 
 // Modules compiled into the interpreter itself: found nowhere on disk, and not worth a report.
@@ -156,7 +157,9 @@ std::optional<ResolvedModule> ModuleResolver::find(const std::string& dotted) {
       return found(ModuleFileKind::StubOnly, folder / (last + ".pyi"), relative + last + ".pyi",
                    false);
     }
-    if (hasCompiled(folder, last)) {
+    auto [listing, added] = compiled_.try_emplace(folder.string());
+    if (added) listing->second = compiledModules(folder);
+    if (listing->second.count(last) != 0) {
       return found(ModuleFileKind::Compiled, folder / last, relative + last, false);
     }
     // A namespace package spans every search path: a regular module later still wins.

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace gradlint {
@@ -60,6 +61,9 @@ private:
 
   std::vector<SearchPath> searchPaths_;
   std::unordered_map<std::string, std::optional<ResolvedModule>> resolved_;
+  // Per folder looked in: the names of its extension modules (listed once: a miss in a large
+  // site-packages would otherwise list it again for every name).
+  std::unordered_map<std::string, std::unordered_set<std::string>> compiled_;
   // Per search path: top-level module name -> distribution (read on first use).
   std::unordered_map<size_t, std::map<std::string, std::shared_ptr<Distribution>>> distributions_;
 };

@@ -2,10 +2,13 @@
 
 #include "checkers/python/imports.h"
 #include "tool/config.h"
+#include "tool/definition_slices.h"
+#include "tool/file_stat.h"
 #include "tool/discover.h"
 #include "tool/module_resolver.h"
 #include "tool/read_file.h"
 #include "tool/summary_store.h"
+#include "tool/test_hooks.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <set>
@@ -60,7 +64,7 @@ struct Demand {
 // without one, its metadata's stat) and this gradlint, holding the modules read of it (with
 // their imports) and their summaries. Installed code changes only with an install, so a
 // second run reads none of it.
-constexpr int kDistributionEntryFormat = 1;
+constexpr int kDistributionEntryFormat = 2;
 
 #ifndef GRADLINT_VERSION
 #define GRADLINT_VERSION "0.0.0"
@@ -101,6 +105,15 @@ std::string distributionKey(const Distribution& distribution) {
   return fmt::format("{}-{:016x}.json", name, hash);
 }
 
+nlohmann::json issuedToJson(const IssuedDemand& issued) {
+  return {{"module", issued.module}, {"names", issued.names}, {"name", issued.mayBeName}};
+}
+
+IssuedDemand issuedFromJson(const nlohmann::json& value) {
+  return {value.at("module").get<std::string>(), value.at("names").get<std::vector<std::string>>(),
+          value.at("name").get<bool>()};
+}
+
 nlohmann::json importToJson(const python::ImportStatement& statement) {
   return {{"level", statement.level}, {"module", statement.module}, {"names", statement.names},
           {"bound", statement.bound},  {"from", statement.isFrom},   {"line", statement.line}};
@@ -117,6 +130,92 @@ python::ImportStatement importFromJson(const nlohmann::json& value) {
   return statement;
 }
 
+// The import memo (under the cache folder, `context/imports-XX.json`): each checked file's
+// imports with the stat they were scanned at, so a run over unchanged files finds their imports
+// without reading them (the result cache then reads only what it shows). Split into buckets by
+// the path's hash: a run reads and writes only the buckets of the files it names.
+constexpr int kImportMemoFormat = 1;
+constexpr uint64_t kImportMemoBuckets = 64;
+
+struct ImportMemo {
+  struct Entry {
+    FileStat stat;
+    int64_t takenNs = 0;
+    std::vector<python::ImportStatement> imports;
+  };
+  std::vector<std::unordered_map<std::string, Entry>> buckets{kImportMemoBuckets};
+  std::vector<char> loaded = std::vector<char>(kImportMemoBuckets, 0);
+  std::vector<char> changed = std::vector<char>(kImportMemoBuckets, 0);
+
+  static size_t bucketOf(const std::string& path) {
+    return XXH3_64bits(path.data(), path.size()) % kImportMemoBuckets;
+  }
+  const Entry* find(const std::string& path) const {
+    const auto& bucket = buckets[bucketOf(path)];
+    const auto found = bucket.find(path);
+    return found == bucket.end() ? nullptr : &found->second;
+  }
+};
+
+fs::path importMemoPath(const fs::path& cacheDir, size_t bucket) {
+  return cacheDir / "context" / fmt::format("imports-{:02x}.json", bucket);
+}
+
+// Loads the buckets of `paths`.
+void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& paths,
+                    ImportMemo& memo) {
+  if (cacheDir.empty()) return;
+  for (const std::string& path : paths) {
+    const size_t index = ImportMemo::bucketOf(path);
+    if (memo.loaded[index]) continue;
+    memo.loaded[index] = 1;
+    std::string text;
+    std::string error;
+    if (!readWholeFile(importMemoPath(cacheDir, index).string(), text, error)) continue;
+    auto& bucket = memo.buckets[index];
+    try {
+      const nlohmann::json entry = nlohmann::json::parse(text);
+      if (entry.at("format").get<int>() != kImportMemoFormat) continue;
+      for (const auto& [file, row] : entry.at("files").items()) {
+        ImportMemo::Entry memoEntry;
+        memoEntry.stat = {row.at(0).get<int64_t>(), row.at(1).get<int64_t>(),
+                          row.at(2).get<int64_t>(), row.at(3).get<uint64_t>(),
+                          row.at(4).get<uint64_t>()};
+        memoEntry.takenNs = row.at(5).get<int64_t>();
+        for (const nlohmann::json& statement : row.at(6)) {
+          memoEntry.imports.push_back(importFromJson(statement));
+        }
+        bucket.emplace(file, std::move(memoEntry));
+      }
+    } catch (const nlohmann::json::exception&) {
+      bucket.clear(); // a damaged bucket is a miss
+    }
+  }
+}
+
+// Writes the buckets that changed; one not written is only slower next time.
+void storeImportMemo(const fs::path& cacheDir, const ImportMemo& memo) {
+  std::error_code ec;
+  fs::create_directories(cacheDir / "context", ec);
+  if (ec) return;
+  for (size_t index = 0; index < kImportMemoBuckets; ++index) {
+    if (!memo.changed[index]) continue;
+    nlohmann::json files = nlohmann::json::object();
+    for (const auto& [path, file] : memo.buckets[index]) {
+      nlohmann::json imports = nlohmann::json::array();
+      for (const python::ImportStatement& statement : file.imports) {
+        imports.push_back(importToJson(statement));
+      }
+      files[path] = {file.stat.size,  file.stat.mtimeNs, file.stat.ctimeNs, file.stat.inode,
+                     file.stat.device, file.takenNs,     std::move(imports)};
+    }
+    std::string error;
+    replaceFile(importMemoPath(cacheDir, index),
+                nlohmann::json{{"format", kImportMemoFormat}, {"files", std::move(files)}}.dump(),
+                error);
+  }
+}
+
 struct Module {
   std::string name; // dotted
   ResolvedModule resolved;
@@ -129,11 +228,18 @@ struct Module {
   bool followedAll = false; // every import followed already
   size_t distribution = SIZE_MAX; // installed: index into ContextReport::distributionsRead
   bool fromCache = false;         // its summaries and imports came from the distribution cache
+  // Installed modules are followed name by name (tool/definition_slices.h): the names whose
+  // definitions were followed, and what that asked of other modules (for the cache).
+  std::unique_ptr<DefinitionSlices> slices;
+  std::set<std::string> followedNames;
+  std::vector<IssuedDemand> issued;
+  const CachedModule* cached = nullptr; // its entry in the distribution cache
+  bool replayed = false;                // the entry's demands were made again
 };
 
 class ContextCollector {
 public:
-  ContextCollector(const std::vector<FileInput>& checked, const ContextRequest& request,
+  ContextCollector(std::vector<FileInput>& checked, const ContextRequest& request,
                    ContextReport& report)
       : checked_(checked), request_(request), report_(report),
         resolver_(searchPaths(checked, request)) {}
@@ -148,12 +254,15 @@ private:
   // installed code (`byInstalled`) or by the project's.
   void demand(const std::string& dotted, const Demand& what, bool mayBeName = false,
               bool byInstalled = false);
-  void follow(Module& module);
+  void follow(size_t index);
+  void followInstalled(size_t index);
+  // A demand `from` makes (recorded for the distribution cache when `from` is installed).
+  void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName);
   void readAll(const std::vector<size_t>& pending);
   // The distribution's entry in ContextReport::distributionsRead (its cache entry loaded).
   size_t distributionIndex(const Distribution& distribution);
 
-  const std::vector<FileInput>& checked_;
+  std::vector<FileInput>& checked_; // the roots: the text read of each is handed to the run
   const ContextRequest& request_;
   ContextReport& report_;
   ModuleResolver resolver_;
@@ -193,10 +302,10 @@ size_t ContextCollector::distributionIndex(const Distribution& distribution) {
               CachedModule module;
               module.name = item.at("name").get<std::string>();
               module.isPackageInit = item.at("init").get<bool>();
-              for (const nlohmann::json& statement : item.at("imports")) {
-                module.imports.push_back(importFromJson(statement));
+              module.followed = item.at("followed").get<std::vector<std::string>>();
+              for (const nlohmann::json& issued : item.at("issued")) {
+                module.issued.push_back(issuedFromJson(issued));
               }
-              read.modules.push_back(module);
               cached.emplace(module.name, std::move(module));
             }
             if (!report_.cachedSummaries) report_.cachedSummaries = std::make_shared<ir::SummaryTable>();
@@ -208,7 +317,6 @@ size_t ContextCollector::distributionIndex(const Distribution& distribution) {
           }
         }
       } catch (const nlohmann::json::exception&) {
-        read.modules.clear();
         cached.clear();
       }
     }
@@ -299,10 +407,10 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
         module.distribution = distributionIndex(*distribution);
         const auto& cached = cached_[module.distribution];
         if (const auto hit = cached.find(dotted); hit != cached.end()) {
-          // Its summaries are in the entry: only its imports are needed, to follow them.
+          // Its summaries are in the entry, and what following it asks: it is not read.
           module.fromCache = true;
           module.readable = true;
-          module.imports = hit->second.imports;
+          module.cached = &hit->second;
           ++report_.cachedModules;
         }
       }
@@ -323,8 +431,79 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
   if (module.demand.add(asked) && module.readable) toFollow_.push_back(known->second);
 }
 
-void ContextCollector::follow(Module& module) {
+void ContextCollector::issue(Module& from, const std::string& dotted, const Demand& what,
+                             bool mayBeName) {
+  const bool installed = from.resolved.searchKind == SearchPathKind::Installed;
+  if (installed && !from.checked) {
+    from.issued.push_back({dotted, std::vector<std::string>(what.names.begin(), what.names.end()),
+                           mayBeName});
+  }
+  demand(dotted, what, mayBeName, installed);
+}
+
+void ContextCollector::followInstalled(size_t index) {
+  Module& module = modules_[index];
+  std::set<std::string> fresh;
+  for (const std::string& name : module.demand.names) {
+    if (module.followedNames.count(name) == 0) fresh.insert(name);
+  }
+  if (fresh.empty()) return;
+  if (module.fromCache) {
+    const std::set<std::string> followed(module.cached->followed.begin(),
+                                         module.cached->followed.end());
+    if (std::includes(followed.begin(), followed.end(), fresh.begin(), fresh.end())) {
+      module.followedNames.insert(fresh.begin(), fresh.end());
+      if (!module.replayed) {
+        module.replayed = true;
+        for (const IssuedDemand& issued : module.cached->issued) {
+          Demand names;
+          names.names.insert(issued.names.begin(), issued.names.end());
+          issue(module, issued.module, names, issued.mayBeName);
+        }
+      }
+      return;
+    }
+    // Asked for more than the entry followed: read after all (its entry is rewritten).
+    module.fromCache = false;
+    module.readable = false;
+    module.cached = nullptr;
+    --report_.cachedModules;
+    toRead_.push_back(index);
+    return;
+  }
+  if (!module.slices) module.slices = std::make_unique<DefinitionSlices>(module.text, module.imports);
+  module.followedNames.insert(fresh.begin(), fresh.end());
+  const std::string top = topLevelOf(module.name);
+  for (const ImportUse& use : module.slices->usesOf(fresh)) {
+    const python::ImportStatement& statement = module.imports[use.statement];
+    const std::string target =
+        python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
+    // Installed code is followed within its own package only: what it imports from elsewhere
+    // is not what the checked files call.
+    if (target.empty() || topLevelOf(target) != top) continue;
+    Demand attributes;
+    attributes.names = use.attributes;
+    if (statement.isFrom && use.name >= 0) {
+      const std::string& name = statement.names[use.name];
+      Demand asked;
+      asked.names.insert(name);
+      issue(module, target, asked, false);
+      // `from pkg import sub`: a module of its own, asked for what is read of it.
+      issue(module, target + "." + name, attributes, true);
+    } else {
+      issue(module, target, attributes, false);
+    }
+  }
+}
+
+void ContextCollector::follow(size_t index) {
+  Module& module = modules_[index];
   if (module.followedAll) return;
+  if (module.resolved.searchKind == SearchPathKind::Installed && !module.demand.all &&
+      !module.checked) {
+    followInstalled(index);
+    return;
+  }
   const bool hub = module.resolved.isPackageInit && !module.demand.all;
   module.followedAll = !hub;
   const bool installed = module.resolved.searchKind == SearchPathKind::Installed;
@@ -347,7 +526,7 @@ void ContextCollector::follow(Module& module) {
     Demand whole;
     whole.all = true;
     if (!statement.isFrom) {
-      demand(target, whole, false, installed);
+      issue(module, target, whole, false);
       continue;
     }
     Demand names;
@@ -358,7 +537,7 @@ void ContextCollector::follow(Module& module) {
       } else {
         names.names.insert(name);
         // `from pkg import sub`: a module of its own.
-        demand(target + "." + name, whole, true, installed);
+        issue(module, target + "." + name, whole, true);
       }
     }
     if (star) {
@@ -370,7 +549,7 @@ void ContextCollector::follow(Module& module) {
         names.names.clear();
       }
     }
-    demand(target, names, false, installed);
+    issue(module, target, names, false);
   }
 }
 
@@ -419,11 +598,7 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
     Module& module = modules_[index];
     if (module.readable) {
       toFollow_.push_back(index);
-      if (module.distribution != SIZE_MAX) {
-        DistributionRead& read = report_.distributionsRead[module.distribution];
-        read.modules.push_back({module.name, module.resolved.isPackageInit, module.imports});
-        read.grew = true;
-      }
+      if (module.distribution != SIZE_MAX) report_.distributionsRead[module.distribution].grew = true;
     } else {
       ++report_.skippedUnreadable;
     }
@@ -440,16 +615,53 @@ std::vector<FileInput> ContextCollector::run() {
     roots.push_back(i);
   }
   std::vector<std::vector<python::ImportStatement>> rootImports(roots.size());
+  ImportMemo memo;
+  {
+    std::vector<std::string> paths;
+    for (size_t index : roots) {
+      if (!checked_[index].contents) paths.push_back(checked_[index].ref.path);
+    }
+    loadImportMemo(request_.cacheDir, paths, memo);
+  }
+  std::vector<std::optional<ImportMemo::Entry>> scanned(roots.size()); // to remember
+  const int64_t takenNs = nowNs();
   parallelFor(roots.size(), request_.threads, [&](size_t at) {
-    const FileInput& input = checked_[roots[at]];
-    std::string text;
-    std::string error;
+    FileInput& input = checked_[roots[at]];
     if (input.contents) {
       rootImports[at] = python::scanImports(*input.contents);
-    } else if (readWholeFile(input.ref.path, text, error)) {
-      rootImports[at] = python::scanImports(text);
+      return;
     }
+    std::optional<FileStat> stat;
+    if (!request_.cacheDir.empty()) {
+      stat = statFile(input.ref.path); // before the read: a later write changes it
+      const ImportMemo::Entry* known = memo.find(input.ref.path);
+      if (stat && known != nullptr && known->stat == *stat &&
+          statTrusted(*stat, known->takenNs)) {
+        rootImports[at] = known->imports;
+        return;
+      }
+    }
+    std::string text;
+    std::string error;
+    deleteBeforeReadHook(input.ref.path);
+    if (!readWholeFile(input.ref.path, text, error)) return; // the run reports it
+    rootImports[at] = python::scanImports(text);
+    input.contents = std::move(text); // read once: the run checks these bytes
+    input.contentsStat = stat;
+    if (stat) scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at]};
   });
+  bool memoChanged = false;
+  for (size_t at = 0; at < roots.size(); ++at) {
+    if (!scanned[at]) {
+      if (!checked_[roots[at]].contents) ++report_.importsFromMemo;
+      continue;
+    }
+    const std::string& path = checked_[roots[at]].ref.path;
+    memo.buckets[ImportMemo::bucketOf(path)][path] = std::move(*scanned[at]);
+    memo.changed[ImportMemo::bucketOf(path)] = 1;
+    memoChanged = true;
+  }
+  if (memoChanged) storeImportMemo(request_.cacheDir, memo);
   for (size_t at = 0; at < roots.size(); ++at) {
     Module root;
     root.name = checked_[roots[at]].ref.moduleName;
@@ -460,7 +672,7 @@ std::vector<FileInput> ContextCollector::run() {
     root.imports = std::move(rootImports[at]);
     root.demand.all = true;
     modules_.push_back(std::move(root));
-    follow(modules_.back());
+    follow(modules_.size() - 1);
   }
   // Breadth first: read what was asked for (in parallel), follow its imports, repeat. A module
   // is read once whatever the cycles; a hub asked for more names is followed again.
@@ -470,7 +682,25 @@ std::vector<FileInput> ContextCollector::run() {
     readAll(reading);
     std::vector<size_t> following = std::move(toFollow_);
     toFollow_.clear();
-    for (size_t index : following) follow(modules_[index]);
+    for (size_t index : following) follow(index);
+  }
+  // The distribution cache's entries: what they held, with what this run followed or read.
+  for (size_t d = 0; d < report_.distributionsRead.size(); ++d) {
+    std::map<std::string, CachedModule> entry;
+    for (const auto& [name, module] : cached_[d]) entry.emplace(name, module);
+    for (const Module& module : modules_) {
+      if (module.distribution != d || !module.readable) continue;
+      CachedModule& kept = entry[module.name];
+      kept.name = module.name;
+      kept.isPackageInit = module.resolved.isPackageInit;
+      if (module.fromCache) continue; // as the entry had it
+      kept.followed.assign(module.followedNames.begin(), module.followedNames.end());
+      kept.issued = module.issued;
+    }
+    report_.distributionsRead[d].modules.clear();
+    for (auto& [name, module] : entry) {
+      report_.distributionsRead[d].modules.push_back(std::move(module));
+    }
   }
 
   std::vector<FileInput> inputs;
@@ -528,11 +758,15 @@ std::optional<fs::path> findProjectRoot(const fs::path& path, std::string* marke
   return std::nullopt;
 }
 
-std::vector<FileInput> collectContext(const std::vector<FileInput>& checked,
+std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
                                       const ContextRequest& request, ContextReport& report) {
+  const auto start = std::chrono::steady_clock::now();
   report.projectRoot = request.projectRoot;
   report.environment = request.environment;
-  return ContextCollector(checked, request, report).run();
+  std::vector<FileInput> context = ContextCollector(checked, request, report).run();
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return context;
 }
 
 bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& inputs,
@@ -595,11 +829,12 @@ std::string storeDistributionSummaries(const ContextReport& report,
     std::sort(ordered.begin(), ordered.end(),
               [](const CachedModule* a, const CachedModule* b) { return a->name < b->name; });
     for (const CachedModule* module : ordered) {
-      nlohmann::json imports = nlohmann::json::array();
-      for (const python::ImportStatement& statement : module->imports) {
-        imports.push_back(importToJson(statement));
-      }
-      list.push_back({{"name", module->name}, {"init", module->isPackageInit}, {"imports", imports}});
+      nlohmann::json issued = nlohmann::json::array();
+      for (const IssuedDemand& demand : module->issued) issued.push_back(issuedToJson(demand));
+      list.push_back({{"name", module->name},
+                      {"init", module->isPackageInit},
+                      {"followed", module->followed},
+                      {"issued", std::move(issued)}});
       modules.push_back(module->name);
     }
     auto own = [&](const std::string& name) {

@@ -38,12 +38,22 @@ struct ContextRequest {
   std::filesystem::path cacheDir;
 };
 
-// An installed module as the distribution cache keeps it: enough to follow its imports and
-// to know its summaries are in the entry, without reading it.
+// A demand an installed module made of another: the module asked for, the names asked of it,
+// and whether it may be a name of its parent instead (`from pkg import sub`).
+struct IssuedDemand {
+  std::string module;
+  std::vector<std::string> names;
+  bool mayBeName = false;
+};
+
+// An installed module as the distribution cache keeps it: enough to follow it again without
+// reading it (the names whose definitions were followed, and what that asked of other
+// modules), and to know its summaries are in the entry.
 struct CachedModule {
   std::string name;
   bool isPackageInit = false;
-  std::vector<python::ImportStatement> imports;
+  std::vector<std::string> followed;
+  std::vector<IssuedDemand> issued;
 };
 
 // One installed distribution's modules that a run read (to be stored in its cache entry).
@@ -73,13 +83,16 @@ struct ContextReport {
   std::shared_ptr<ir::SummaryTable> cachedSummaries;
   std::string cachedSummariesKey;
   std::vector<DistributionRead> distributionsRead;
+  double seconds = 0; // finding and reading the context (wall)
+  size_t importsFromMemo = 0; // checked files whose imports came from the cache (not read)
 };
 
 // The context modules `checked` reach, as inputs for runCheck (FileInput::context set, their
-// text read). Installed modules are named by their path inside their search folder
+// text read). The checked files read to find their imports keep the text read (contents set):
+// the run checks what was scanned, and reads nothing twice. Installed modules are named by their path inside their search folder
 // (`cosmos_guardrail/checker.py`) and carry their distribution. Never throws for what it reads:
 // unreadable, undecodable, huge or cyclic code is skipped or read once.
-std::vector<FileInput> collectContext(const std::vector<FileInput>& checked,
+std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
                                       const ContextRequest& request, ContextReport& report);
 
 // What decides the context of a run: the command line's (or an editor's) choices over the

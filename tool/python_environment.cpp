@@ -122,13 +122,33 @@ void addPthFolders(const fs::path& site, PathList& list) {
   }
 }
 
-// The standard library and installed folders of a base (non-virtual) installation.
+// The user's site folder for `version` (site.USER_SITE): $PYTHONUSERBASE, else ~/.local, then
+// lib/pythonX.Y/site-packages; none when PYTHONNOUSERSITE is set (`python -s`).
+std::optional<fs::path> userSite(const std::string& version) {
+  const char* noUserSite = std::getenv("PYTHONNOUSERSITE");
+  if (noUserSite != nullptr && *noUserSite != '\0') return std::nullopt;
+  fs::path base;
+  if (const char* userBase = std::getenv("PYTHONUSERBASE"); userBase != nullptr && *userBase) {
+    base = userBase;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    base = fs::path(home) / ".local";
+  } else {
+    return std::nullopt;
+  }
+  return base / "lib" / ("python" + version) / "site-packages";
+}
+
+// The standard library and installed folders of a base (non-virtual) installation. The user's
+// site folder comes before the installation's own, as site.py puts it.
 void addBaseFolders(const fs::path& prefix, const std::vector<std::string>& versions,
                     bool stdlib, bool installed, PathList& list) {
   for (const std::string& version : versions) {
     const fs::path lib = prefix / "lib" / ("python" + version);
     if (stdlib) list.add(lib, SearchPathKind::Stdlib);
     if (!installed) continue;
+    if (const std::optional<fs::path> user = userSite(version)) {
+      list.add(*user, SearchPathKind::Installed);
+    }
     list.add(lib / "site-packages", SearchPathKind::Installed);
     // Debian's layout: pip installs into /usr/local, the distribution into /usr/lib/python3.
     const bool system = prefix == "/usr" || prefix == "/usr/local";
@@ -233,9 +253,77 @@ PythonEnvironment environmentAt(const fs::path& given, const std::string& foundB
   return describePrefix(prefix, version, foundBy);
 }
 
-std::optional<fs::path> python3OnPath() {
+// pyenv's root: $PYENV_ROOT, else ~/.pyenv.
+fs::path pyenvRoot() {
+  if (const char* root = std::getenv("PYENV_ROOT"); root != nullptr && *root != '\0') return root;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return fs::path(home) / ".pyenv";
+  }
+  return {};
+}
+
+// The first word of a pyenv version file (`.python-version`, $PYENV_ROOT/version); empty when
+// it has none.
+std::string versionFileWord(const fs::path& file) {
+  std::string text;
+  std::string error;
+  if (!isFile(file) || !readWholeFile(file.string(), text, error)) return {};
+  for (std::string_view line : Lines(text)) {
+    const std::string word = trim(line.substr(0, line.find_first_of(" \t#")));
+    if (!word.empty()) return word;
+  }
+  return {};
+}
+
+// What a pyenv shim would run, worked out as pyenv does but without running it: the version
+// from PYENV_VERSION, else the nearest .python-version at or above `projectRoot` (else the
+// working folder), else $PYENV_ROOT/version; its interpreter under $PYENV_ROOT/versions.
+// nullopt for the `system` version (the next python3 on PATH decides) or one not installed.
+struct PyenvChoice {
+  fs::path interpreter;
+  std::string why; // "PYENV_VERSION", ".python-version in DIR", "$PYENV_ROOT/version"
+};
+
+std::optional<PyenvChoice> pyenvInterpreter(const fs::path& root, const fs::path& projectRoot) {
+  std::string version;
+  std::string why;
+  if (const char* variable = std::getenv("PYENV_VERSION"); variable != nullptr && *variable) {
+    version = variable;
+    why = "PYENV_VERSION";
+  } else {
+    std::error_code ec;
+    fs::path at = fs::absolute(projectRoot.empty() ? fs::current_path(ec) : projectRoot, ec);
+    while (!at.empty()) {
+      version = versionFileWord(at / ".python-version");
+      if (!version.empty()) {
+        why = ".python-version in " + at.string();
+        break;
+      }
+      if (at == at.parent_path()) break;
+      at = at.parent_path();
+    }
+    if (version.empty()) {
+      version = versionFileWord(root / "version");
+      why = "$PYENV_ROOT/version";
+    }
+  }
+  version = version.substr(0, version.find(':')); // `3.11.7:3.10.13`: the first one
+  if (version.empty() || version == "system") return std::nullopt;
+  const fs::path prefix = root / "versions" / version;
+  for (const char* name : {"python3", "python"}) {
+    if (isFile(prefix / "bin" / name)) return PyenvChoice{prefix / "bin" / name, why};
+  }
+  return std::nullopt;
+}
+
+// The python3 on PATH (a pyenv shim stands for the interpreter it would run); `foundBy` says
+// which.
+std::optional<fs::path> python3OnPath(const fs::path& projectRoot, std::string& foundBy) {
   const char* path = std::getenv("PATH");
   if (path == nullptr) return std::nullopt;
+  const fs::path root = pyenvRoot();
+  std::error_code ec;
+  const fs::path shims = root.empty() ? fs::path() : fs::absolute(root / "shims", ec);
   std::string_view rest(path);
   while (!rest.empty()) {
     const size_t colon = rest.find(':');
@@ -243,7 +331,18 @@ std::optional<fs::path> python3OnPath() {
     rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
     if (folder.empty()) continue;
     const fs::path candidate = fs::path(folder) / "python3";
-    if (isFile(candidate)) return candidate;
+    if (!isFile(candidate)) continue;
+    if (!shims.empty() && fs::absolute(folder, ec).lexically_normal() == shims.lexically_normal()) {
+      // A shim is a script that asks pyenv: the version it would pick decides, and `system`
+      // (or none installed) passes on to the next python3 on PATH.
+      if (const std::optional<PyenvChoice> choice = pyenvInterpreter(root, projectRoot)) {
+        foundBy = "python3 on PATH (pyenv shim; version from " + choice->why + ")";
+        return choice->interpreter;
+      }
+      continue;
+    }
+    foundBy = "python3 on PATH";
+    return candidate;
   }
   return std::nullopt;
 }
@@ -267,9 +366,10 @@ std::optional<PythonEnvironment> findPythonEnvironment(const EnvironmentRequest&
       }
     }
   }
-  if (const std::optional<fs::path> python = python3OnPath()) {
+  std::string foundBy;
+  if (const std::optional<fs::path> python = python3OnPath(request.projectRoot, foundBy)) {
     try {
-      return environmentAt(*python, "python3 on PATH", "python3 on PATH");
+      return environmentAt(*python, foundBy, "python3 on PATH");
     } catch (const EnvironmentError&) {
       return std::nullopt; // not one we can read: no environment, as if none were installed
     }

@@ -1,4 +1,5 @@
 #include "tool/result_cache.h"
+#include "tool/file_stat.h"
 #include "tool/read_file.h"
 
 #include "tool/test_hooks.h"
@@ -117,39 +118,6 @@ Diagnostic diagnosticFromJson(const json& j) {
   }
   return d;
 }
-
-// What stat(2) says about a file. Equal stats mean unchanged contents, as git's index assumes:
-// ctime changes on every write and cannot be set back by `touch`, and the inode on a replace.
-struct FileStat {
-  int64_t size = -1;
-  int64_t mtimeNs = 0;
-  int64_t ctimeNs = 0;
-  uint64_t inode = 0;
-  uint64_t device = 0;
-  bool operator==(const FileStat&) const = default;
-};
-
-std::optional<FileStat> statFile(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
-  FileStat out;
-  out.size = info.st_size;
-  out.mtimeNs = int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec;
-  out.ctimeNs = int64_t{info.st_ctim.tv_sec} * 1'000'000'000 + info.st_ctim.tv_nsec;
-  out.inode = info.st_ino;
-  out.device = info.st_dev;
-  return out;
-}
-
-int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// A file changed within this long before its stat was stored may change again without its
-// timestamps moving (coarse file system clocks): its stored hash is not trusted ("racy git").
-constexpr int64_t kRacyNs = 3'000'000'000;
 
 // Per file of a run: its stat when read, and the hash of what was read.
 struct ContentMemo {
@@ -320,7 +288,7 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
         const FileStat st{row.at(0).get<int64_t>(), row.at(1).get<int64_t>(),
                           row.at(2).get<int64_t>(), row.at(3).get<uint64_t>(),
                           row.at(4).get<uint64_t>()};
-        if (st.ctimeNs < taken - kRacyNs && st.mtimeNs < taken - kRacyNs) {
+        if (statTrusted(st, taken)) {
           remembered.emplace(path, std::make_pair(st, row.at(5).get<uint64_t>()));
         }
       }
@@ -347,6 +315,8 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
         return;
       }
       input.contents = std::move(bytes);
+    } else if (input.contentsStat) {
+      memo.stats[i] = input.contentsStat;
     }
     memo.hashes[i] = XXH3_64bits(input.contents->data(), input.contents->size());
   };

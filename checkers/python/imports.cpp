@@ -2,6 +2,9 @@
 
 #include "checkers/python/chunks.h"
 
+#include <array>
+#include <cstring>
+
 namespace gradlint::python {
 namespace {
 
@@ -108,37 +111,69 @@ void parseStatement(std::string_view text, uint32_t line, std::vector<ImportStat
 } // namespace
 
 std::vector<ImportStatement> scanImports(std::string_view text) {
+  // Bytes that end a run of plain code: strings, comments, brackets, statement and line ends.
+  static const std::array<bool, 256> kSpecial = [] {
+    std::array<bool, 256> special{};
+    for (const char c : std::string_view("#'\"\\\n;:([{)]}")) {
+      special[static_cast<unsigned char>(c)] = true;
+    }
+    return special;
+  }();
+  static const std::array<bool, 256> kInString = [] {
+    std::array<bool, 256> special{};
+    for (const char c : std::string_view("'\"\\\n")) special[static_cast<unsigned char>(c)] = true;
+    return special;
+  }();
   std::vector<ImportStatement> out;
-  std::string logical;
+  std::string logical; // the statement being collected, strings blanked
   uint32_t line = 1;
   uint32_t logicalStart = 1;
   int depth = 0;
-  bool atStatementStart = true; // only a line's first word can start an import
+  // Only a statement's first word can start an import; other statements are skipped without
+  // being collected (most of a file).
+  bool atStatementStart = true;
+  bool collecting = false;
+  const size_t size = text.size();
   size_t i = 0;
   auto finish = [&] {
-    size_t start = skipSpaces(logical, 0);
-    const std::string_view statement = std::string_view(logical).substr(start);
-    if (statement.starts_with("import") || statement.starts_with("from")) {
-      parseStatement(statement, logicalStart, out);
-    }
+    if (collecting) parseStatement(logical, logicalStart, out);
     logical.clear();
+    collecting = false;
     depth = 0;
   };
-  while (i < text.size()) {
+  auto startsWord = [&](size_t at, std::string_view word) {
+    return text.substr(at, word.size()) == word &&
+           (at + word.size() >= size || !isWordChar(text[at + word.size()]));
+  };
+  while (i < size) {
+    if (atStatementStart) {
+      i = skipSpaces(text, i);
+      if (i >= size) break;
+      atStatementStart = false;
+      logicalStart = line;
+      collecting = startsWord(i, "import") || startsWord(i, "from");
+    }
+    if (!collecting) {
+      while (i < size && !kSpecial[static_cast<unsigned char>(text[i])]) ++i;
+      if (i >= size) break;
+    }
     const char c = text[i];
-    if (logical.empty() && atStatementStart) logicalStart = line;
     if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
+      const void* newline = std::memchr(text.data() + i, '\n', size - i);
+      i = newline == nullptr ? size : static_cast<const char*>(newline) - text.data();
       continue;
     }
     if (c == '"' || c == '\'') {
       // A string: skipped whole (triple-quoted ones across lines), leaving a blank in its place.
-      const bool triple = i + 2 < text.size() && text[i + 1] == c && text[i + 2] == c;
+      const bool triple = i + 2 < size && text[i + 1] == c && text[i + 2] == c;
       const size_t quoteLength = triple ? 3 : 1;
       i += quoteLength;
-      while (i < text.size()) {
+      while (i < size) {
+        // Plain string bytes in one tight loop: only quotes, backslashes and line ends matter.
+        while (i < size && !kInString[static_cast<unsigned char>(text[i])]) ++i;
+        if (i >= size) break;
         if (text[i] == '\\') {
-          if (i + 1 < text.size() && text[i + 1] == '\n') ++line;
+          if (i + 1 < size && text[i + 1] == '\n') ++line;
           i += 2;
           continue;
         }
@@ -146,48 +181,43 @@ std::vector<ImportStatement> scanImports(std::string_view text) {
           ++line;
           if (!triple) break; // an unterminated string ends at the line
         }
-        if (text[i] == c && (!triple || (i + 2 < text.size() && text[i + 1] == c &&
-                                         text[i + 2] == c))) {
+        if (text[i] == c &&
+            (!triple || (i + 2 < size && text[i + 1] == c && text[i + 2] == c))) {
           i += quoteLength;
           break;
         }
         ++i;
       }
-      logical += ' ';
-      atStatementStart = false;
+      if (collecting) logical += ' ';
       continue;
     }
-    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+    if (c == '\\' && i + 1 < size && text[i + 1] == '\n') {
       i += 2;
       ++line;
-      logical += ' ';
+      if (collecting) logical += ' ';
       continue;
     }
     if (c == '\n') {
       ++line;
       ++i;
       if (depth > 0) {
-        logical += ' ';
+        if (collecting) logical += ' ';
         continue;
       }
       finish();
       atStatementStart = true;
       continue;
     }
-    if (c == ';' && depth == 0) {
+    if ((c == ';' || c == ':') && depth == 0) {
+      // `a; import x`, and `try: import x` / `if ok: import x`: what follows is a statement.
       finish();
       ++i;
-      continue;
-    }
-    if (c == ':' && depth == 0) {
-      // `try: import x` / `if ok: import x`: what follows the colon is a statement too.
-      logical.clear();
-      ++i;
+      atStatementStart = true;
       continue;
     }
     if (c == '(' || c == '[' || c == '{') ++depth;
     if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
-    logical += c;
+    if (collecting) logical += c;
     ++i;
   }
   finish();
