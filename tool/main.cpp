@@ -237,6 +237,11 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
     out << fmt::format("gradlint: context: imports of {} checked files from the cache (not read)\n",
                        report.importsFromMemo);
   }
+  if (!report.contextSummaryDir.empty()) {
+    out << fmt::format("gradlint: context: project modules: {} summaries from the cache (not "
+                       "lowered), {} summarised\n",
+                       report.projectFromCache, report.projectModules - report.projectFromCache);
+  }
   if (report.cachedModules > 0) {
     out << fmt::format("gradlint: context: {} installed modules from the cache ({})\n",
                        report.cachedModules, fmt::join(report.cachedDistributions, ", "));
@@ -423,7 +428,6 @@ int runCheckCommand(const CheckArgs& args) {
     std::cerr << "gradlint: error: " << error.what() << '\n';
     return kExitError;
   }
-  if (args.showContext) printContext(contextRead, contextReport, std::cerr);
   if (!args.summaryFiles.empty()) {
     auto known = std::make_shared<ir::SummaryTable>();
     for (const std::string& file : args.summaryFiles) {
@@ -437,6 +441,9 @@ int runCheckCommand(const CheckArgs& args) {
     }
     options.knownSummaries = std::move(known);
   }
+  // Context modules of the project summarised by an earlier run are not lowered again.
+  useCachedContextSummaries(inputs, options, contextReport);
+  if (args.showContext) printContext(contextRead, contextReport, std::cerr);
   if (contextReport.cachedSummaries) {
     // Installed distributions summarised by an earlier run (their modules were not read).
     auto known = options.knownSummaries
@@ -457,13 +464,23 @@ int runCheckCommand(const CheckArgs& args) {
     return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
   }
   options.releaseMemory = false; // the process ends after reporting
-  options.keepSummaries = storeDistributions;
+  const bool storeProjectContext = contextReport.projectFromCache <
+                                   contextReport.projectSummaryKeys.size();
+  options.keepSummaries = storeDistributions || storeProjectContext;
   CheckResult result = noCache ? runCheck(inputs, options)
                                : runCheckWithCache(std::move(inputs), options,
                                                    defaultCacheDir(args));
-  if (storeDistributions && result.summaries) {
-    const std::string warning = storeDistributionSummaries(contextReport, *result.summaries);
-    if (!warning.empty()) result.warnings.push_back(warning);
+  if (result.summaries) {
+    std::vector<std::string> warnings;
+    if (storeDistributions) {
+      warnings.push_back(storeDistributionSummaries(contextReport, *result.summaries));
+    }
+    if (storeProjectContext) {
+      warnings.push_back(storeContextSummaries(contextReport, *result.summaries));
+    }
+    for (std::string& warning : warnings) {
+      if (!warning.empty()) result.warnings.push_back(std::move(warning));
+    }
   }
   errors.insert(errors.end(), result.errors.begin(), result.errors.end());
   std::string confirmError;

@@ -3,8 +3,9 @@
 #include "checkers/python/imports.h"
 #include "tool/config.h"
 #include "tool/definition_slices.h"
-#include "tool/file_stat.h"
 #include "tool/discover.h"
+#include "tool/file_stat.h"
+#include "tool/key_hasher.h"
 #include "tool/module_resolver.h"
 #include "tool/read_file.h"
 #include "tool/summary_store.h"
@@ -235,6 +236,7 @@ struct Module {
   std::vector<IssuedDemand> issued;
   const CachedModule* cached = nullptr; // its entry in the distribution cache
   bool replayed = false;                // the entry's demands were made again
+  std::set<std::string> targets; // the modules it asked for (its edges in the import graph)
 };
 
 class ContextCollector {
@@ -259,6 +261,8 @@ private:
   // A demand `from` makes (recorded for the distribution cache when `from` is installed).
   void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName);
   void readAll(const std::vector<size_t>& pending);
+  // The context summary cache's key of each context module of the project (ContextReport).
+  void keySummaries();
   // The distribution's entry in ContextReport::distributionsRead (its cache entry loaded).
   size_t distributionIndex(const Distribution& distribution);
 
@@ -438,6 +442,7 @@ void ContextCollector::issue(Module& from, const std::string& dotted, const Dema
     from.issued.push_back({dotted, std::vector<std::string>(what.names.begin(), what.names.end()),
                            mayBeName});
   }
+  from.targets.insert(dotted);
   demand(dotted, what, mayBeName, installed);
 }
 
@@ -605,6 +610,137 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
   }
 }
 
+// A module's summaries depend on its own text and on the summaries of what it calls, which it
+// imports: its key is its text (and path) with the keys of the modules it asked for. Import
+// cycles make a strongly connected component one unit, keyed on all of its members. The
+// components are found with Tarjan's algorithm, iteratively (an import chain can be deep), and
+// come out callees first, so each one's targets are keyed before it.
+void ContextCollector::keySummaries() {
+  const size_t count = modules_.size();
+  const std::string cwd = fs::current_path().string(); // context paths are relative to it
+  std::vector<std::string> own(count);
+  std::vector<char> uncacheable(count, 0);
+  std::vector<std::vector<size_t>> edges(count);
+  std::vector<std::vector<std::string>> nowhere(count); // targets that resolve to no module
+  for (size_t i = 0; i < count; ++i) {
+    const Module& module = modules_[i];
+    KeyHasher key;
+    key.add(module.name);
+    key.add(static_cast<uint64_t>(module.resolved.isPackageInit));
+    if (module.checked) {
+      // Summarised from a file this run checks: its importers are summarised every run.
+      uncacheable[i] = 1;
+    } else if (!module.readable) {
+      key.add("unread");
+      key.add(module.resolved.file.string());
+    } else if (module.distribution != SIZE_MAX) {
+      // Installed code changes only with its distribution's entry, whose name says so (its
+      // modules are not read when the entry has them).
+      key.add("installed");
+      key.add(report_.distributionsRead[module.distribution].cacheFile.filename().string());
+    } else {
+      key.add("read");
+      key.add(module.resolved.file.string());
+      key.add(cwd);
+      key.add(module.origin);
+      key.add(module.text);
+    }
+    own[i] = key.hex();
+    for (const std::string& target : module.targets) {
+      const auto found = byName_.find(target);
+      if (found == byName_.end() || found->second == kNone) {
+        nowhere[i].push_back(target);
+      } else {
+        edges[i].push_back(found->second);
+      }
+    }
+  }
+  constexpr size_t kUnvisited = SIZE_MAX;
+  std::vector<size_t> order(count, kUnvisited), low(count, 0), component(count, kUnvisited);
+  std::vector<char> onStack(count, 0);
+  std::vector<size_t> stack;
+  std::vector<std::pair<size_t, size_t>> calls; // (module, next edge)
+  std::vector<std::string> componentKey;
+  std::vector<char> componentUncacheable;
+  std::vector<std::string> memberKey(count);
+  size_t counter = 0;
+  auto visit = [&](size_t v) {
+    order[v] = low[v] = counter++;
+    stack.push_back(v);
+    onStack[v] = 1;
+    calls.emplace_back(v, 0);
+  };
+  for (size_t start = 0; start < count; ++start) {
+    if (order[start] != kUnvisited) continue;
+    visit(start);
+    while (!calls.empty()) {
+      const size_t v = calls.back().first;
+      if (calls.back().second < edges[v].size()) {
+        const size_t w = edges[v][calls.back().second++];
+        if (order[w] == kUnvisited) {
+          visit(w);
+        } else if (onStack[w]) {
+          low[v] = std::min(low[v], order[w]);
+        }
+        continue;
+      }
+      calls.pop_back();
+      if (!calls.empty()) low[calls.back().first] = std::min(low[calls.back().first], low[v]);
+      if (low[v] != order[v]) continue;
+      std::vector<size_t> members;
+      while (true) {
+        const size_t w = stack.back();
+        stack.pop_back();
+        onStack[w] = 0;
+        component[w] = componentKey.size();
+        members.push_back(w);
+        if (w == v) break;
+      }
+      std::sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+        return modules_[a].name < modules_[b].name;
+      });
+      KeyHasher key;
+      bool skip = false;
+      for (size_t m : members) {
+        key.add(own[m]);
+        skip = skip || uncacheable[m];
+        for (size_t w : edges[m]) {
+          key.add(modules_[w].name);
+          if (component[w] == componentKey.size()) {
+            key.add("cycle"); // a member: its own key is in this one
+          } else {
+            key.add(componentKey[component[w]]);
+            skip = skip || componentUncacheable[component[w]];
+          }
+        }
+        for (const std::string& target : nowhere[m]) {
+          key.add("nowhere");
+          key.add(target);
+        }
+      }
+      componentKey.push_back(key.hex());
+      componentUncacheable.push_back(skip);
+      for (size_t m : members) {
+        KeyHasher memberHash;
+        memberHash.add(componentKey.back());
+        memberHash.add(modules_[m].name);
+        memberKey[m] = memberHash.hex();
+      }
+    }
+  }
+  report_.contextSummaryDir = request_.cacheDir / "context" / "summaries";
+  for (size_t i = 0; i < count; ++i) {
+    const Module& module = modules_[i];
+    report_.runModules.push_back(module.name);
+    if (module.checked || !module.readable || module.fromCache ||
+        module.resolved.searchKind == SearchPathKind::Installed ||
+        componentUncacheable[component[i]]) {
+      continue;
+    }
+    report_.projectSummaryKeys.push_back({module.name, memberKey[i], false});
+  }
+}
+
 std::vector<FileInput> ContextCollector::run() {
   // The checked files are the roots: each is read and scanned (in parallel), and what it
   // imports is asked for whole.
@@ -702,6 +838,8 @@ std::vector<FileInput> ContextCollector::run() {
       report_.distributionsRead[d].modules.push_back(std::move(module));
     }
   }
+
+  if (!request_.cacheDir.empty()) keySummaries();
 
   std::vector<FileInput> inputs;
   const fs::path cwd = fs::current_path();
@@ -859,6 +997,112 @@ std::string storeDistributionSummaries(const ContextReport& report,
     }
   }
   return warning;
+}
+
+// The context summary cache's entries (`context/summaries/KEY.json`): one per context module of
+// the project, holding its summaries. The key joins the module's (keySummaries) with what else
+// decides them: this gradlint, the rule selection and the summaries given with --summaries.
+constexpr int kContextSummaryFormat = 1;
+
+void useCachedContextSummaries(std::vector<FileInput>& inputs, CheckOptions& options,
+                               ContextReport& report) {
+  if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return;
+  KeyHasher settings;
+  addBuildIdentity(settings);
+  settings.add(static_cast<uint64_t>(kContextSummaryFormat));
+  settings.add(static_cast<uint64_t>(options.prefilter));
+  settings.add(options.knownSummariesKey);
+  for (const auto* list : {&options.select, &options.ignore}) {
+    settings.add(static_cast<uint64_t>(list->size()));
+    for (const std::string& code : *list) settings.add(code);
+  }
+  const std::string settingsKey = settings.hex();
+  std::shared_ptr<ir::SummaryTable> known;
+  std::unordered_set<std::string> cached;
+  for (ContextReport::ProjectSummaryKey& entry : report.projectSummaryKeys) {
+    KeyHasher key;
+    key.add(settingsKey);
+    key.add(entry.key);
+    entry.key = key.hex();
+    std::string text;
+    std::string error;
+    if (!readWholeFile((report.contextSummaryDir / (entry.key + ".json")).string(), text,
+                       error)) {
+      continue;
+    }
+    ir::SummaryTable summaries;
+    try {
+      const nlohmann::json stored = nlohmann::json::parse(text);
+      if (stored.at("format").get<int>() != kContextSummaryFormat ||
+          stored.at("module").get<std::string>() != entry.module ||
+          !readSummaries(stored.at("summaries").dump(), summaries, error)) {
+        continue;
+      }
+    } catch (const nlohmann::json::exception&) {
+      continue; // a damaged entry is a miss: the module is summarised and the entry rewritten
+    }
+    if (!known) {
+      known = options.knownSummaries ? std::make_shared<ir::SummaryTable>(*options.knownSummaries)
+                                     : std::make_shared<ir::SummaryTable>();
+    }
+    for (const auto& [name, summary] : summaries.all()) known->update(name, summary);
+    entry.fromCache = true;
+    cached.insert(entry.module);
+    options.knownSummariesKey += entry.key;
+  }
+  if (known) options.knownSummaries = std::move(known);
+  report.projectFromCache = cached.size();
+  std::erase_if(inputs, [&](const FileInput& input) {
+    return input.context && input.origin.empty() && cached.count(input.ref.moduleName) != 0;
+  });
+}
+
+std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries) {
+  if (report.contextSummaryDir.empty()) return "";
+  std::unordered_map<std::string, ir::SummaryTable> byModule;
+  for (const ContextReport::ProjectSummaryKey& entry : report.projectSummaryKeys) {
+    if (!entry.fromCache) byModule.try_emplace(entry.module);
+  }
+  if (byModule.empty()) return "";
+  // A summary belongs to the longest module of the run that prefixes its name
+  // (`pkg.helpers.Cls.__init__` to `pkg.helpers`, not to the package `pkg`).
+  const std::unordered_set<std::string> modules(report.runModules.begin(), report.runModules.end());
+  for (const auto& [name, summary] : summaries.all()) {
+    size_t end = name.size();
+    while (true) {
+      const std::string prefix = name.substr(0, end);
+      if (modules.count(prefix) != 0) {
+        if (const auto owner = byModule.find(prefix); owner != byModule.end()) {
+          owner->second.update(name, summary);
+        }
+        break;
+      }
+      end = name.rfind('.', end - 1);
+      if (end == std::string::npos || end == 0) break;
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(report.contextSummaryDir, ec);
+  if (ec) {
+    return fmt::format("cannot cache context summaries in {}: {}",
+                       report.contextSummaryDir.string(), ec.message());
+  }
+  auto all = [](const std::string&) { return true; };
+  auto same = [](const std::string& path) { return path; };
+  for (const ContextReport::ProjectSummaryKey& entry : report.projectSummaryKeys) {
+    if (entry.fromCache) continue;
+    const nlohmann::json stored = {
+        {"format", kContextSummaryFormat},
+        {"module", entry.module},
+        {"summaries", nlohmann::json::parse(summariesToText(byModule.at(entry.module), all, same))}};
+    std::string error;
+    if (!replaceFile(report.contextSummaryDir / (entry.key + ".json"), stored.dump() + "\n",
+                     error)) {
+      return fmt::format("cannot cache context summaries in {}: {}",
+                         report.contextSummaryDir.string(), error);
+    }
+  }
+  return "";
 }
 
 } // namespace gradlint

@@ -85,6 +85,20 @@ struct ContextReport {
   std::vector<DistributionRead> distributionsRead;
   double seconds = 0; // finding and reading the context (wall)
   size_t importsFromMemo = 0; // checked files whose imports came from the cache (not read)
+  // The context summary cache (project modules): each context module of the project with the
+  // key of what its summaries depend on (its text and path, and the keys of what it imports,
+  // over import cycles), the modules of the run (a summary belongs to the longest of them that
+  // prefixes its name), and where the entries are.
+  struct ProjectSummaryKey {
+    std::string module;
+    std::string key;       // without the run's settings (useCachedContextSummaries adds them)
+    bool fromCache = false; // its summaries came from its entry: not lowered
+  };
+  std::vector<ProjectSummaryKey> projectSummaryKeys;
+  std::vector<std::string> runModules;
+  std::filesystem::path contextSummaryDir; // empty: not cached
+  size_t projectFromCache = 0;  // context modules of the project whose summaries were cached
+  size_t projectSummarised = 0; // those lowered and summarised in this run
 };
 
 // The context modules `checked` reach, as inputs for runCheck (FileInput::context set, their
@@ -121,5 +135,17 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
 // entry that could not be written ("" when all were).
 std::string storeDistributionSummaries(const ContextReport& report,
                                        const ir::SummaryTable& summaries);
+
+// Before the run: each context module of the project whose entry in the context summary cache
+// (under the cache folder, `context/summaries/`) matches its key and `options`' settings is
+// taken out of `inputs` (not lowered); its summaries join `options.knownSummaries` and its key
+// `options.knownSummariesKey`. A damaged entry is a miss.
+void useCachedContextSummaries(std::vector<FileInput>& inputs, CheckOptions& options,
+                               ContextReport& report);
+
+// After a run with CheckOptions::keepSummaries: writes the entry of each context module of the
+// project that was summarised (useCachedContextSummaries found no entry). Returns a warning for
+// an entry that could not be written ("" when all were).
+std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries);
 
 } // namespace gradlint

@@ -1,5 +1,6 @@
 #include "tool/result_cache.h"
 #include "tool/file_stat.h"
+#include "tool/key_hasher.h"
 #include "tool/read_file.h"
 
 #include "tool/test_hooks.h"
@@ -21,10 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef GRADLINT_VERSION
-#define GRADLINT_VERSION "0.0.0"
-#endif
-
 namespace gradlint {
 namespace {
 
@@ -32,29 +29,6 @@ using nlohmann::json;
 
 // Bumped whenever the entry layout changes; old entries are then misses.
 constexpr int kEntryFormat = 2;
-
-// Accumulates the parts of a key, each length-prefixed so that ("ab","c") != ("a","bc").
-class KeyHasher {
-public:
-  KeyHasher() { XXH3_128bits_reset(state_); }
-  ~KeyHasher() { XXH3_freeState(state_); }
-  KeyHasher(const KeyHasher&) = delete;
-  KeyHasher& operator=(const KeyHasher&) = delete;
-
-  void add(std::string_view part) {
-    const uint64_t size = part.size();
-    XXH3_128bits_update(state_, &size, sizeof size);
-    XXH3_128bits_update(state_, part.data(), part.size());
-  }
-  void add(uint64_t value) { XXH3_128bits_update(state_, &value, sizeof value); }
-  std::string hex() const {
-    const XXH128_hash_t hash = XXH3_128bits_digest(state_);
-    return fmt::format("{:016x}{:016x}", hash.high64, hash.low64);
-  }
-
-private:
-  XXH3_state_t* state_ = XXH3_createState();
-};
 
 json rangeToJson(const ir::SourceRange& r) {
   return json::array({r.startByte, r.endByte, r.startLine, r.startColumn, r.endLine, r.endColumn});
@@ -193,16 +167,7 @@ std::optional<CheckResult> resultFromJson(const json& entry, const std::string& 
 // The entry's name: everything about the run except the files' contents.
 std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& options) {
   KeyHasher key;
-  key.add(GRADLINT_VERSION);
-  // A rebuilt binary keeps its version number but may analyse differently: its size and
-  // modification time join the key, so a developer's rebuild never reads a stale result.
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    key.add(static_cast<uint64_t>(std::filesystem::file_size(self, ec)));
-    key.add(static_cast<uint64_t>(
-        std::filesystem::last_write_time(self, ec).time_since_epoch().count()));
-  }
+  addBuildIdentity(key);
   key.add(static_cast<uint64_t>(kEntryFormat));
   key.add(static_cast<uint64_t>(options.prefilter));
   key.add(options.knownSummariesKey);
