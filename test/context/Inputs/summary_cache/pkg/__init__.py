@@ -1,0 +1,1 @@
+# Fixture (test/context/cache/context_summaries.test): a package whose modules are context.
