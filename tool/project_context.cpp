@@ -37,6 +37,10 @@ bool isModelled(std::string_view topLevel) {
 
 std::string topLevelOf(const std::string& dotted) { return dotted.substr(0, dotted.find('.')); }
 
+std::string contentKeyOf(std::string_view text) {
+  return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
+}
+
 std::string normalPath(const fs::path& path) {
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(path, ec);
@@ -135,7 +139,7 @@ python::ImportStatement importFromJson(const nlohmann::json& value) {
 // imports with the stat they were scanned at, so a run over unchanged files finds their imports
 // without reading them (the result cache then reads only what it shows). Split into buckets by
 // the path's hash: a run reads and writes only the buckets of the files it names.
-constexpr int kImportMemoFormat = 1;
+constexpr int kImportMemoFormat = 2;
 constexpr uint64_t kImportMemoBuckets = 64;
 
 struct ImportMemo {
@@ -143,6 +147,7 @@ struct ImportMemo {
     FileStat stat;
     int64_t takenNs = 0;
     std::vector<python::ImportStatement> imports;
+    std::string contentKey; // the hash of its text (contentKeyOf), for the summary cache's keys
   };
   std::vector<std::unordered_map<std::string, Entry>> buckets{kImportMemoBuckets};
   std::vector<char> loaded = std::vector<char>(kImportMemoBuckets, 0);
@@ -186,6 +191,7 @@ void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& pa
         for (const nlohmann::json& statement : row.at(6)) {
           memoEntry.imports.push_back(importFromJson(statement));
         }
+        memoEntry.contentKey = row.at(7).get<std::string>();
         bucket.emplace(file, std::move(memoEntry));
       }
     } catch (const nlohmann::json::exception&) {
@@ -208,7 +214,7 @@ void storeImportMemo(const fs::path& cacheDir, const ImportMemo& memo) {
         imports.push_back(importToJson(statement));
       }
       files[path] = {file.stat.size,  file.stat.mtimeNs, file.stat.ctimeNs, file.stat.inode,
-                     file.stat.device, file.takenNs,     std::move(imports)};
+                     file.stat.device, file.takenNs,     std::move(imports), file.contentKey};
     }
     std::string error;
     replaceFile(importMemoPath(cacheDir, index),
@@ -237,6 +243,7 @@ struct Module {
   const CachedModule* cached = nullptr; // its entry in the distribution cache
   bool replayed = false;                // the entry's demands were made again
   std::set<std::string> targets; // the modules it asked for (its edges in the import graph)
+  std::string contentKey;        // a checked file given or read: contentKeyOf its text
 };
 
 class ContextCollector {
@@ -281,6 +288,7 @@ private:
   size_t installedBytes_ = 0;
   std::map<std::string, size_t> distributionIndex_; // by label
   std::vector<std::unordered_map<std::string, CachedModule>> cached_; // per distribution
+  std::unordered_map<std::string, size_t> rootByPath_; // the checked files' modules, by normal path
 };
 
 size_t ContextCollector::distributionIndex(const Distribution& distribution) {
@@ -611,15 +619,15 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
 }
 
 // A module's summaries depend on its own text and on the summaries of what it calls, which it
-// imports: its key is its text (and path) with the keys of the modules it asked for. Import
-// cycles make a strongly connected component one unit, keyed on all of its members. The
-// components are found with Tarjan's algorithm, iteratively (an import chain can be deep), and
-// come out callees first, so each one's targets are keyed before it.
+// imports: its key is its text (and path) with the keys of the modules it asked for, checked
+// files included (by their text's hash). Import cycles make a strongly connected component one
+// unit, keyed on all of its members. The components are found with Tarjan's algorithm,
+// iteratively (an import chain can be deep), and come out callees first, so each one's targets
+// are keyed before it.
 void ContextCollector::keySummaries() {
   const size_t count = modules_.size();
   const std::string cwd = fs::current_path().string(); // context paths are relative to it
   std::vector<std::string> own(count);
-  std::vector<char> uncacheable(count, 0);
   std::vector<std::vector<size_t>> edges(count);
   std::vector<std::vector<std::string>> nowhere(count); // targets that resolve to no module
   for (size_t i = 0; i < count; ++i) {
@@ -628,8 +636,10 @@ void ContextCollector::keySummaries() {
     key.add(module.name);
     key.add(static_cast<uint64_t>(module.resolved.isPackageInit));
     if (module.checked) {
-      // Summarised from a file this run checks: its importers are summarised every run.
-      uncacheable[i] = 1;
+      key.add("checked"); // a module asked for that is a checked file has its root's edges
+      key.add(module.contentKey);
+      key.add(module.resolved.file.string());
+      key.add(cwd);
     } else if (!module.readable) {
       key.add("unread");
       key.add(module.resolved.file.string());
@@ -650,9 +660,14 @@ void ContextCollector::keySummaries() {
       const auto found = byName_.find(target);
       if (found == byName_.end() || found->second == kNone) {
         nowhere[i].push_back(target);
-      } else {
-        edges[i].push_back(found->second);
+        continue;
       }
+      size_t to = found->second;
+      if (modules_[to].checked) {
+        const auto root = rootByPath_.find(normalPath(modules_[to].resolved.file));
+        if (root != rootByPath_.end()) to = root->second;
+      }
+      edges[i].push_back(to);
     }
   }
   constexpr size_t kUnvisited = SIZE_MAX;
@@ -661,7 +676,6 @@ void ContextCollector::keySummaries() {
   std::vector<size_t> stack;
   std::vector<std::pair<size_t, size_t>> calls; // (module, next edge)
   std::vector<std::string> componentKey;
-  std::vector<char> componentUncacheable;
   std::vector<std::string> memberKey(count);
   size_t counter = 0;
   auto visit = [&](size_t v) {
@@ -700,17 +714,14 @@ void ContextCollector::keySummaries() {
         return modules_[a].name < modules_[b].name;
       });
       KeyHasher key;
-      bool skip = false;
       for (size_t m : members) {
         key.add(own[m]);
-        skip = skip || uncacheable[m];
         for (size_t w : edges[m]) {
           key.add(modules_[w].name);
           if (component[w] == componentKey.size()) {
             key.add("cycle"); // a member: its own key is in this one
           } else {
             key.add(componentKey[component[w]]);
-            skip = skip || componentUncacheable[component[w]];
           }
         }
         for (const std::string& target : nowhere[m]) {
@@ -719,7 +730,6 @@ void ContextCollector::keySummaries() {
         }
       }
       componentKey.push_back(key.hex());
-      componentUncacheable.push_back(skip);
       for (size_t m : members) {
         KeyHasher memberHash;
         memberHash.add(componentKey.back());
@@ -728,13 +738,37 @@ void ContextCollector::keySummaries() {
       }
     }
   }
+  // The rules read how often, and where, the checked files' functions are called: a module
+  // that calls them (it imports a checked file, or a package that re-exports from one) is
+  // lowered every run, so that its calls are counted. Found backwards from the checked files.
+  std::vector<std::vector<size_t>> importers(count);
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t to : edges[i]) importers[to].push_back(i);
+  }
+  std::vector<char> reachesChecked(count, 0); // checked, or a package re-exporting from one
+  std::vector<size_t> queue;
+  for (size_t i = 0; i < count; ++i) {
+    if (modules_[i].checked) {
+      reachesChecked[i] = 1;
+      queue.push_back(i);
+    }
+  }
+  std::vector<char> callsChecked(count, 0);
+  for (size_t at = 0; at < queue.size(); ++at) {
+    for (size_t from : importers[queue[at]]) {
+      callsChecked[from] = 1;
+      if (!reachesChecked[from] && modules_[from].resolved.isPackageInit) {
+        reachesChecked[from] = 1;
+        queue.push_back(from);
+      }
+    }
+  }
   report_.contextSummaryDir = request_.cacheDir / "context" / "summaries";
   for (size_t i = 0; i < count; ++i) {
     const Module& module = modules_[i];
     report_.runModules.push_back(module.name);
     if (module.checked || !module.readable || module.fromCache ||
-        module.resolved.searchKind == SearchPathKind::Installed ||
-        componentUncacheable[component[i]]) {
+        module.resolved.searchKind == SearchPathKind::Installed || callsChecked[i]) {
       continue;
     }
     report_.projectSummaryKeys.push_back({module.name, memberKey[i], false});
@@ -760,11 +794,13 @@ std::vector<FileInput> ContextCollector::run() {
     loadImportMemo(request_.cacheDir, paths, memo);
   }
   std::vector<std::optional<ImportMemo::Entry>> scanned(roots.size()); // to remember
+  std::vector<std::string> rootContentKeys(roots.size());
   const int64_t takenNs = nowNs();
   parallelFor(roots.size(), request_.threads, [&](size_t at) {
     FileInput& input = checked_[roots[at]];
     if (input.contents) {
       rootImports[at] = python::scanImports(*input.contents);
+      rootContentKeys[at] = contentKeyOf(*input.contents);
       return;
     }
     std::optional<FileStat> stat;
@@ -774,6 +810,7 @@ std::vector<FileInput> ContextCollector::run() {
       if (stat && known != nullptr && known->stat == *stat &&
           statTrusted(*stat, known->takenNs)) {
         rootImports[at] = known->imports;
+        rootContentKeys[at] = known->contentKey;
         return;
       }
     }
@@ -784,7 +821,8 @@ std::vector<FileInput> ContextCollector::run() {
     rootImports[at] = python::scanImports(text);
     input.contents = std::move(text); // read once: the run checks these bytes
     input.contentsStat = stat;
-    if (stat) scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at]};
+    rootContentKeys[at] = contentKeyOf(*input.contents);
+    if (stat) scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at], rootContentKeys[at]};
   });
   bool memoChanged = false;
   for (size_t at = 0; at < roots.size(); ++at) {
@@ -807,6 +845,11 @@ std::vector<FileInput> ContextCollector::run() {
     root.readable = true;
     root.imports = std::move(rootImports[at]);
     root.demand.all = true;
+    // Its path too: the summaries of its importers name toggles inside it by that path.
+    root.contentKey = rootContentKeys[at] + ":" + checked_[roots[at]].ref.path;
+    if (checked_[roots[at]].ref.path != "-") {
+      rootByPath_.emplace(normalPath(checked_[roots[at]].ref.path), modules_.size());
+    }
     modules_.push_back(std::move(root));
     follow(modules_.size() - 1);
   }

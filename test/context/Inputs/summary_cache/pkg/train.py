@@ -1,4 +1,5 @@
 # Fixture: the checked file; every helper it calls lives in a context module.
+from pkg import callbacks
 from pkg.cycle_a import pause
 from pkg.helpers import freeze
 from pkg.unrelated import switch_off
@@ -17,3 +18,7 @@ def step_switch_off(model):
 def step_pause(model):
     pause()
     return model
+
+
+def pause_later(model):
+    return callbacks.pause_quietly(model)
