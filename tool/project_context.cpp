@@ -739,29 +739,12 @@ void ContextCollector::keySummaries() {
     }
   }
   // The rules read how often, and where, the checked files' functions are called: a module
-  // that calls them (it imports a checked file, or a package that re-exports from one) is
-  // lowered every run, so that its calls are counted. Found backwards from the checked files.
-  std::vector<std::vector<size_t>> importers(count);
-  for (size_t i = 0; i < count; ++i) {
-    for (size_t to : edges[i]) importers[to].push_back(i);
-  }
-  std::vector<char> reachesChecked(count, 0); // checked, or a package re-exporting from one
-  std::vector<size_t> queue;
-  for (size_t i = 0; i < count; ++i) {
-    if (modules_[i].checked) {
-      reachesChecked[i] = 1;
-      queue.push_back(i);
-    }
-  }
+  // that imports a checked file is lowered every run, so that its calls are counted. (Calls are
+  // counted by the name called: through a package's re-export the name is the package's, so
+  // its importers do not count.)
   std::vector<char> callsChecked(count, 0);
-  for (size_t at = 0; at < queue.size(); ++at) {
-    for (size_t from : importers[queue[at]]) {
-      callsChecked[from] = 1;
-      if (!reachesChecked[from] && modules_[from].resolved.isPackageInit) {
-        reachesChecked[from] = 1;
-        queue.push_back(from);
-      }
-    }
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t to : edges[i]) callsChecked[i] = callsChecked[i] || modules_[to].checked;
   }
   report_.contextSummaryDir = request_.cacheDir / "context" / "summaries";
   for (size_t i = 0; i < count; ++i) {
