@@ -237,11 +237,6 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
     out << fmt::format("gradlint: context: imports of {} checked files from the cache (not read)\n",
                        report.importsFromMemo);
   }
-  if (!report.contextSummaryDir.empty()) {
-    out << fmt::format("gradlint: context: project modules: {} summaries from the cache (not "
-                       "lowered), {} summarised\n",
-                       report.projectFromCache, report.projectModules - report.projectFromCache);
-  }
   if (report.cachedModules > 0) {
     out << fmt::format("gradlint: context: {} installed modules from the cache ({})\n",
                        report.cachedModules, fmt::join(report.cachedDistributions, ", "));
@@ -255,6 +250,19 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
   for (const auto& [module, why] : report.unresolved) {
     out << fmt::format("gradlint: context: unresolved import `{}`: {}\n", module, why);
   }
+}
+
+// After the run (--show-context): what the context summary cache gave it.
+void printContextSummaries(bool analysed, const ContextReport& report, std::ostream& out) {
+  if (report.contextSummaryDir.empty() || report.projectModules == 0) return;
+  if (!analysed) {
+    out << "gradlint: context: project modules: none summarised (the run's result came from the "
+           "cache)\n";
+    return;
+  }
+  out << fmt::format("gradlint: context: project modules: {} summaries from the cache (not "
+                     "lowered), {} summarised\n",
+                     report.projectFromCache, report.projectModules - report.projectFromCache);
 }
 
 // `gradlint summarize`: the summaries of the named files' functions and modules (those a caller
@@ -441,8 +449,6 @@ int runCheckCommand(const CheckArgs& args) {
     }
     options.knownSummaries = std::move(known);
   }
-  // Context modules of the project summarised by an earlier run are not lowered again.
-  useCachedContextSummaries(inputs, options, contextReport);
   if (args.showContext) printContext(contextRead, contextReport, std::cerr);
   if (contextReport.cachedSummaries) {
     // Installed distributions summarised by an earlier run (their modules were not read).
@@ -464,12 +470,21 @@ int runCheckCommand(const CheckArgs& args) {
     return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
   }
   options.releaseMemory = false; // the process ends after reporting
-  const bool storeProjectContext = contextReport.projectFromCache <
-                                   contextReport.projectSummaryKeys.size();
+  const bool storeProjectContext = !contextReport.projectSummaryKeys.empty();
   options.keepSummaries = storeDistributions || storeProjectContext;
-  CheckResult result = noCache ? runCheck(inputs, options)
+  // Context modules of the project summarised by an earlier run are not lowered again. Only a
+  // run the result cache does not answer looks for their entries (its key covers every input).
+  bool analysed = false;
+  auto analyse = [&](const std::vector<FileInput>& all, const CheckOptions& given) {
+    analysed = true;
+    if (!storeProjectContext) return runCheck(all, given);
+    CheckOptions run = given;
+    return runCheck(useCachedContextSummaries(all, run, contextReport), run);
+  };
+  CheckResult result = noCache ? analyse(inputs, options)
                                : runCheckWithCache(std::move(inputs), options,
-                                                   defaultCacheDir(args));
+                                                   defaultCacheDir(args), analyse);
+  if (args.showContext) printContextSummaries(analysed, contextReport, std::cerr);
   if (result.summaries) {
     std::vector<std::string> warnings;
     if (storeDistributions) {

@@ -630,6 +630,17 @@ void ContextCollector::keySummaries() {
   std::vector<std::string> own(count);
   std::vector<std::vector<size_t>> edges(count);
   std::vector<std::vector<std::string>> nowhere(count); // targets that resolve to no module
+  // A module asked for that is a checked file stands for that file's root (once per module: a
+  // path is made canonical with a stat per folder).
+  std::vector<size_t> root(count, kNone);
+  auto rootOf = [&](size_t index) {
+    if (!modules_[index].checked || modules_[index].resolved.file.empty()) return index;
+    if (root[index] == kNone) {
+      const auto found = rootByPath_.find(normalPath(modules_[index].resolved.file));
+      root[index] = found == rootByPath_.end() ? index : found->second;
+    }
+    return root[index];
+  };
   for (size_t i = 0; i < count; ++i) {
     const Module& module = modules_[i];
     KeyHasher key;
@@ -662,12 +673,7 @@ void ContextCollector::keySummaries() {
         nowhere[i].push_back(target);
         continue;
       }
-      size_t to = found->second;
-      if (modules_[to].checked) {
-        const auto root = rootByPath_.find(normalPath(modules_[to].resolved.file));
-        if (root != rootByPath_.end()) to = root->second;
-      }
-      edges[i].push_back(to);
+      edges[i].push_back(rootOf(found->second));
     }
   }
   constexpr size_t kUnvisited = SIZE_MAX;
@@ -1030,9 +1036,9 @@ std::string storeDistributionSummaries(const ContextReport& report,
 // decides them: this gradlint, the rule selection and the summaries given with --summaries.
 constexpr int kContextSummaryFormat = 1;
 
-void useCachedContextSummaries(std::vector<FileInput>& inputs, CheckOptions& options,
-                               ContextReport& report) {
-  if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return;
+std::vector<FileInput> useCachedContextSummaries(const std::vector<FileInput>& inputs,
+                                                 CheckOptions& options, ContextReport& report) {
+  if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return inputs;
   KeyHasher settings;
   addBuildIdentity(settings);
   settings.add(static_cast<uint64_t>(kContextSummaryFormat));
@@ -1058,10 +1064,10 @@ void useCachedContextSummaries(std::vector<FileInput>& inputs, CheckOptions& opt
     }
     ir::SummaryTable summaries;
     try {
-      const nlohmann::json stored = nlohmann::json::parse(text);
+      const nlohmann::ordered_json stored = nlohmann::ordered_json::parse(text);
       if (stored.at("format").get<int>() != kContextSummaryFormat ||
           stored.at("module").get<std::string>() != entry.module ||
-          !readSummaries(stored.at("summaries").dump(), summaries, error)) {
+          !readSummaries(stored.at("summaries"), summaries, error)) {
         continue;
       }
     } catch (const nlohmann::json::exception&) {
@@ -1078,9 +1084,14 @@ void useCachedContextSummaries(std::vector<FileInput>& inputs, CheckOptions& opt
   }
   if (known) options.knownSummaries = std::move(known);
   report.projectFromCache = cached.size();
-  std::erase_if(inputs, [&](const FileInput& input) {
-    return input.context && input.origin.empty() && cached.count(input.ref.moduleName) != 0;
-  });
+  std::vector<FileInput> kept;
+  kept.reserve(inputs.size() - cached.size());
+  for (const FileInput& input : inputs) {
+    if (!input.context || !input.origin.empty() || cached.count(input.ref.moduleName) == 0) {
+      kept.push_back(input);
+    }
+  }
+  return kept;
 }
 
 std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries) {
@@ -1117,13 +1128,13 @@ std::string storeContextSummaries(const ContextReport& report, const ir::Summary
   auto same = [](const std::string& path) { return path; };
   for (const ContextReport::ProjectSummaryKey& entry : report.projectSummaryKeys) {
     if (entry.fromCache) continue;
-    const nlohmann::json stored = {
-        {"format", kContextSummaryFormat},
-        {"module", entry.module},
-        {"summaries", nlohmann::json::parse(summariesToText(byModule.at(entry.module), all, same))}};
+    // The summary file's text inside a small object, written as text (no second parse).
+    const std::string stored =
+        fmt::format("{{\"format\":{},\"module\":{},\"summaries\":{}}}\n", kContextSummaryFormat,
+                    nlohmann::json(entry.module).dump(),
+                    summariesToText(byModule.at(entry.module), all, same));
     std::string error;
-    if (!replaceFile(report.contextSummaryDir / (entry.key + ".json"), stored.dump() + "\n",
-                     error)) {
+    if (!replaceFile(report.contextSummaryDir / (entry.key + ".json"), stored, error)) {
       return fmt::format("cannot cache context summaries in {}: {}",
                          report.contextSummaryDir.string(), error);
     }

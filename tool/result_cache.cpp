@@ -225,11 +225,11 @@ bool writeEntry(const std::filesystem::path& dir, const std::string& name, const
 } // namespace
 
 CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
-                              const std::filesystem::path& cacheDir) {
+                              const std::filesystem::path& cacheDir, const Analysis& analyse) {
   for (const FileInput& input : inputs) {
     // A C++ result also depends on headers and compile flags, which the key does not hash.
     if (isCppPath(input.ref.path)) {
-      return runCheck(inputs, options);
+      return analyse(inputs, options);
     }
   }
   const std::string name = "run-" + runKey(inputs, options) + ".json";
@@ -299,7 +299,7 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
     }
     readAndHash(i);
   });
-  if (unreadable) return runCheck(inputs, options);
+  if (unreadable) return analyse(inputs, options);
   auto contentsKey = [&] {
     KeyHasher contents;
     for (uint64_t hash : memo.hashes) contents.add(hash);
@@ -342,8 +342,8 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
   parallelFor(inputs.size(), options.threads, [&](size_t i) {
     if (!inputs[i].contents) readAndHash(i);
   });
-  if (unreadable) return runCheck(inputs, options);
-  CheckResult result = runCheck(inputs, options);
+  if (unreadable) return analyse(inputs, options);
+  CheckResult result = analyse(inputs, options);
   if (!result.errors.empty()) return result; // an I/O error is not a result to repeat
   std::string text;
   try {

@@ -12,6 +12,7 @@
 #include "tool/engine.h"
 
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 namespace gradlint {
@@ -21,7 +22,12 @@ namespace gradlint {
 // renamed, so concurrent runs never read a partial entry; an unreadable or corrupted entry is a
 // miss, and a cache that cannot be written adds one warning to the result. Runs with C++ files
 // are not cached (their results depend on headers and compile flags).
+//
+// `analyse` runs a miss (runCheck, unless the caller gives the same result a cheaper way: the
+// context summary cache leaves out the context modules it has summaries of).
+using Analysis = std::function<CheckResult(const std::vector<FileInput>&, const CheckOptions&)>;
 CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
-                              const std::filesystem::path& cacheDir);
+                              const std::filesystem::path& cacheDir,
+                              const Analysis& analyse = runCheck);
 
 } // namespace gradlint

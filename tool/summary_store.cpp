@@ -72,7 +72,16 @@ std::string summariesToText(const ir::SummaryTable& table,
 
 bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string& error) {
   try {
-    const ordered_json file = ordered_json::parse(text);
+    return readSummaries(ordered_json::parse(text), into, error);
+  } catch (const nlohmann::json::exception& e) {
+    error = std::string("malformed summary file: ") + e.what();
+    return false;
+  }
+}
+
+bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
+                   std::string& error) {
+  try {
     if (!file.is_object() || file.value("format", "") != "gradlint-summaries") {
       error = "not a gradlint summary file (no \"format\": \"gradlint-summaries\")";
       return false;

@@ -6,6 +6,8 @@
 
 #include "checkers/ir/grad_state.h"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -24,5 +26,8 @@ std::string summariesToText(const ir::SummaryTable& table,
 // Adds the summaries of one file's text to `into` (a later file's entry for a name replaces an
 // earlier one). Returns false with `error` for text that is not a summary file of this version.
 bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string& error);
+// The same for a file's JSON already parsed (a cache entry holding one).
+bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
+                   std::string& error);
 
 } // namespace gradlint
