@@ -479,7 +479,9 @@ int runCheckCommand(const CheckArgs& args) {
     analysed = true;
     if (!storeProjectContext) return runCheck(all, given);
     CheckOptions run = given;
-    return runCheck(useCachedContextSummaries(all, run, contextReport), run);
+    const std::optional<std::vector<FileInput>> kept =
+        useCachedContextSummaries(all, run, contextReport);
+    return runCheck(kept ? *kept : all, run);
   };
   CheckResult result = noCache ? analyse(inputs, options)
                                : runCheckWithCache(std::move(inputs), options,
@@ -491,7 +493,7 @@ int runCheckCommand(const CheckArgs& args) {
       warnings.push_back(storeDistributionSummaries(contextReport, *result.summaries));
     }
     if (storeProjectContext) {
-      warnings.push_back(storeContextSummaries(contextReport, *result.summaries));
+      warnings.push_back(storeContextSummaries(contextReport, *result.summaries, options.threads));
     }
     for (std::string& warning : warnings) {
       if (!warning.empty()) result.warnings.push_back(std::move(warning));

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -1036,9 +1037,9 @@ std::string storeDistributionSummaries(const ContextReport& report,
 // decides them: this gradlint, the rule selection and the summaries given with --summaries.
 constexpr int kContextSummaryFormat = 1;
 
-std::vector<FileInput> useCachedContextSummaries(const std::vector<FileInput>& inputs,
-                                                 CheckOptions& options, ContextReport& report) {
-  if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return inputs;
+std::optional<std::vector<FileInput>> useCachedContextSummaries(
+    const std::vector<FileInput>& inputs, CheckOptions& options, ContextReport& report) {
+  if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return std::nullopt;
   KeyHasher settings;
   addBuildIdentity(settings);
   settings.add(static_cast<uint64_t>(kContextSummaryFormat));
@@ -1084,6 +1085,7 @@ std::vector<FileInput> useCachedContextSummaries(const std::vector<FileInput>& i
   }
   if (known) options.knownSummaries = std::move(known);
   report.projectFromCache = cached.size();
+  if (cached.empty()) return std::nullopt;
   std::vector<FileInput> kept;
   kept.reserve(inputs.size() - cached.size());
   for (const FileInput& input : inputs) {
@@ -1094,7 +1096,8 @@ std::vector<FileInput> useCachedContextSummaries(const std::vector<FileInput>& i
   return kept;
 }
 
-std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries) {
+std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries,
+                                  unsigned threads) {
   if (report.contextSummaryDir.empty()) return "";
   std::unordered_map<std::string, ir::SummaryTable> byModule;
   for (const ContextReport::ProjectSummaryKey& entry : report.projectSummaryKeys) {
@@ -1126,8 +1129,15 @@ std::string storeContextSummaries(const ContextReport& report, const ir::Summary
   }
   auto all = [](const std::string&) { return true; };
   auto same = [](const std::string& path) { return path; };
+  std::vector<const ContextReport::ProjectSummaryKey*> writing;
   for (const ContextReport::ProjectSummaryKey& entry : report.projectSummaryKeys) {
-    if (entry.fromCache) continue;
+    if (!entry.fromCache) writing.push_back(&entry);
+  }
+  // Many small files after an edit to a module most others import: written in parallel.
+  std::mutex failedLock;
+  std::string failed;
+  parallelFor(writing.size(), threads, [&](size_t at) {
+    const ContextReport::ProjectSummaryKey& entry = *writing[at];
     // The summary file's text inside a small object, written as text (no second parse).
     const std::string stored =
         fmt::format("{{\"format\":{},\"module\":{},\"summaries\":{}}}\n", kContextSummaryFormat,
@@ -1135,11 +1145,12 @@ std::string storeContextSummaries(const ContextReport& report, const ir::Summary
                     summariesToText(byModule.at(entry.module), all, same));
     std::string error;
     if (!replaceFile(report.contextSummaryDir / (entry.key + ".json"), stored, error)) {
-      return fmt::format("cannot cache context summaries in {}: {}",
-                         report.contextSummaryDir.string(), error);
+      const std::lock_guard<std::mutex> hold(failedLock);
+      failed = fmt::format("cannot cache context summaries in {}: {}",
+                           report.contextSummaryDir.string(), error);
     }
-  }
-  return "";
+  });
+  return failed;
 }
 
 } // namespace gradlint

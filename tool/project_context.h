@@ -136,17 +136,19 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
 std::string storeDistributionSummaries(const ContextReport& report,
                                        const ir::SummaryTable& summaries);
 
-// Before the run: `inputs` without the context modules of the project whose entry in the
-// context summary cache (under the cache folder, `context/summaries/`) matches their key and
-// `options`' settings (they are not lowered); their summaries join `options.knownSummaries`
-// and their keys `options.knownSummariesKey`. A damaged entry is a miss. The run's findings are
-// those of a run over all of `inputs`.
-std::vector<FileInput> useCachedContextSummaries(const std::vector<FileInput>& inputs,
-                                                 CheckOptions& options, ContextReport& report);
+// Before the run: `inputs` (nullopt: all of them) without the context modules of the project
+// whose entry in the context summary cache (under the cache folder, `context/summaries/`)
+// matches their key and `options`' settings (they are not lowered); their summaries join
+// `options.knownSummaries` and their keys `options.knownSummariesKey`. A damaged entry is a
+// miss. The run's findings are those of a run over all of `inputs`.
+std::optional<std::vector<FileInput>> useCachedContextSummaries(
+    const std::vector<FileInput>& inputs, CheckOptions& options, ContextReport& report);
 
 // After a run with CheckOptions::keepSummaries: writes the entry of each context module of the
 // project that was summarised (useCachedContextSummaries found no entry). Returns a warning for
 // an entry that could not be written ("" when all were).
-std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries);
+// `threads` write the entries (0: all cores).
+std::string storeContextSummaries(const ContextReport& report, const ir::SummaryTable& summaries,
+                                  unsigned threads);
 
 } // namespace gradlint
