@@ -8,6 +8,7 @@
 #include "tool/key_hasher.h"
 #include "tool/module_resolver.h"
 #include "tool/read_file.h"
+#include "tool/result_cache.h"
 #include "tool/summary_store.h"
 #include "tool/test_hooks.h"
 
@@ -1041,14 +1042,8 @@ std::optional<std::vector<FileInput>> useCachedContextSummaries(
     const std::vector<FileInput>& inputs, CheckOptions& options, ContextReport& report) {
   if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return std::nullopt;
   KeyHasher settings;
-  addBuildIdentity(settings);
   settings.add(static_cast<uint64_t>(kContextSummaryFormat));
-  settings.add(static_cast<uint64_t>(options.prefilter));
-  settings.add(options.knownSummariesKey);
-  for (const auto* list : {&options.select, &options.ignore}) {
-    settings.add(static_cast<uint64_t>(list->size()));
-    for (const std::string& code : *list) settings.add(code);
-  }
+  addAnalysisSettings(settings, options);
   const std::string settingsKey = settings.hex();
   std::shared_ptr<ir::SummaryTable> known;
   std::unordered_set<std::string> cached;

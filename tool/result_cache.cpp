@@ -167,14 +167,8 @@ std::optional<CheckResult> resultFromJson(const json& entry, const std::string& 
 // The entry's name: everything about the run except the files' contents.
 std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& options) {
   KeyHasher key;
-  addBuildIdentity(key);
   key.add(static_cast<uint64_t>(kEntryFormat));
-  key.add(static_cast<uint64_t>(options.prefilter));
-  key.add(options.knownSummariesKey);
-  for (const auto* list : {&options.select, &options.ignore}) {
-    key.add(static_cast<uint64_t>(list->size()));
-    for (const std::string& code : *list) key.add(code);
-  }
+  addAnalysisSettings(key, options);
   key.add(static_cast<uint64_t>(inputs.size()));
   for (const FileInput& input : inputs) {
     key.add(input.ref.path);
@@ -223,6 +217,16 @@ bool writeEntry(const std::filesystem::path& dir, const std::string& name, const
 }
 
 } // namespace
+
+void addAnalysisSettings(KeyHasher& key, const CheckOptions& options) {
+  addBuildIdentity(key);
+  key.add(static_cast<uint64_t>(options.prefilter));
+  key.add(options.knownSummariesKey);
+  for (const auto* list : {&options.select, &options.ignore}) {
+    key.add(static_cast<uint64_t>(list->size()));
+    for (const std::string& code : *list) key.add(code);
+  }
+}
 
 CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
                               const std::filesystem::path& cacheDir, const Analysis& analyse) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "tool/engine.h"
+#include "tool/key_hasher.h"
 
 #include <filesystem>
 #include <functional>
@@ -29,5 +30,9 @@ using Analysis = std::function<CheckResult(const std::vector<FileInput>&, const 
 CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions& options,
                               const std::filesystem::path& cacheDir,
                               const Analysis& analyse = runCheck);
+
+// Adds to `key` what of `options` (and this gradlint build) changes results: for caches of
+// what a run computes.
+void addAnalysisSettings(KeyHasher& key, const CheckOptions& options);
 
 } // namespace gradlint
