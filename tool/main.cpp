@@ -470,7 +470,7 @@ int runCheckCommand(const CheckArgs& args) {
     return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
   }
   options.releaseMemory = false; // the process ends after reporting
-  const bool storeProjectContext = !contextReport.projectSummaryKeys.empty();
+  const bool storeProjectContext = contextReport.summaryGraph != nullptr;
   options.keepSummaries = storeDistributions || storeProjectContext;
   // Context modules of the project summarised by an earlier run are not lowered again. Only a
   // run the result cache does not answer looks for their entries (its key covers every input).

@@ -270,8 +270,8 @@ private:
   // A demand `from` makes (recorded for the distribution cache when `from` is installed).
   void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName);
   void readAll(const std::vector<size_t>& pending);
-  // The context summary cache's key of each context module of the project (ContextReport).
-  void keySummaries();
+  // What the context summary cache's keys are computed from (ContextReport::summaryGraph).
+  void keepSummaryGraph();
   // The distribution's entry in ContextReport::distributionsRead (its cache entry loaded).
   size_t distributionIndex(const Distribution& distribution);
 
@@ -620,58 +620,121 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
   }
 }
 
+} // namespace
+
+// The import graph of a run's modules, as the context summary cache's keys need it.
+struct ContextGraph {
+  struct Node {
+    std::string name;
+    bool isPackageInit = false;
+    bool checked = false;
+    bool readable = false;
+    bool installed = false;     // found on the installed search path
+    bool fromCache = false;     // its summaries came from the distribution cache
+    std::string file;           // where it was found
+    std::string origin;         // installed: "name version"
+    std::string contentKey;     // a checked file: contentKeyOf its text and its path
+    std::string distribution;   // in a distribution: the name of that distribution's entry
+    std::set<std::string> targets;
+  };
+  std::vector<Node> nodes;
+  std::unordered_map<std::string, size_t> byName;       // kNone: resolved to nothing read
+  std::unordered_map<std::string, size_t> rootByPath;   // the checked files' nodes
+  std::string cwd; // context paths are relative to it
+};
+
+namespace {
+
+constexpr size_t kNoNode = SIZE_MAX;
+
+void ContextCollector::keepSummaryGraph() {
+  auto graph = std::make_shared<ContextGraph>();
+  bool anyCandidate = false;
+  graph->nodes.reserve(modules_.size());
+  for (Module& module : modules_) {
+    ContextGraph::Node node;
+    node.name = module.name;
+    node.isPackageInit = module.resolved.isPackageInit;
+    node.checked = module.checked;
+    node.readable = module.readable;
+    node.installed = module.resolved.searchKind == SearchPathKind::Installed;
+    node.fromCache = module.fromCache;
+    node.file = module.resolved.file.string();
+    node.origin = module.origin;
+    node.contentKey = module.contentKey;
+    if (module.distribution != SIZE_MAX) {
+      node.distribution =
+          report_.distributionsRead[module.distribution].cacheFile.filename().string();
+    }
+    node.targets = std::move(module.targets);
+    anyCandidate = anyCandidate ||
+                   (!node.checked && node.readable && !node.fromCache && !node.installed);
+    graph->nodes.push_back(std::move(node));
+  }
+  if (!anyCandidate) return; // every module is checked or installed: nothing to cache
+  graph->byName = byName_;
+  graph->rootByPath = std::move(rootByPath_);
+  graph->cwd = fs::current_path().string();
+  report_.summaryGraph = std::move(graph);
+}
+
 // A module's summaries depend on its own text and on the summaries of what it calls, which it
 // imports: its key is its text (and path) with the keys of the modules it asked for, checked
 // files included (by their text's hash). Import cycles make a strongly connected component one
 // unit, keyed on all of its members. The components are found with Tarjan's algorithm,
 // iteratively (an import chain can be deep), and come out callees first, so each one's targets
-// are keyed before it.
-void ContextCollector::keySummaries() {
-  const size_t count = modules_.size();
-  const std::string cwd = fs::current_path().string(); // context paths are relative to it
+// are keyed before it. `inputs` are the run's (each read context module's text is there).
+void keySummaries(const ContextGraph& graph, const std::vector<FileInput>& inputs,
+                  ContextReport& report) {
+  const size_t count = graph.nodes.size();
+  std::unordered_map<std::string_view, const std::string*> textOf;
+  for (const FileInput& input : inputs) {
+    if (input.context && input.contents) textOf.emplace(input.ref.moduleName, &*input.contents);
+  }
   std::vector<std::string> own(count);
   std::vector<std::vector<size_t>> edges(count);
   std::vector<std::vector<std::string>> nowhere(count); // targets that resolve to no module
   // A module asked for that is a checked file stands for that file's root (once per module: a
   // path is made canonical with a stat per folder).
-  std::vector<size_t> root(count, kNone);
+  std::vector<size_t> root(count, kNoNode);
   auto rootOf = [&](size_t index) {
-    if (!modules_[index].checked || modules_[index].resolved.file.empty()) return index;
-    if (root[index] == kNone) {
-      const auto found = rootByPath_.find(normalPath(modules_[index].resolved.file));
-      root[index] = found == rootByPath_.end() ? index : found->second;
+    if (!graph.nodes[index].checked || graph.nodes[index].file.empty()) return index;
+    if (root[index] == kNoNode) {
+      const auto found = graph.rootByPath.find(normalPath(graph.nodes[index].file));
+      root[index] = found == graph.rootByPath.end() ? index : found->second;
     }
     return root[index];
   };
   for (size_t i = 0; i < count; ++i) {
-    const Module& module = modules_[i];
+    const ContextGraph::Node& module = graph.nodes[i];
     KeyHasher key;
     key.add(module.name);
-    key.add(static_cast<uint64_t>(module.resolved.isPackageInit));
+    key.add(static_cast<uint64_t>(module.isPackageInit));
     if (module.checked) {
       key.add("checked"); // a module asked for that is a checked file has its root's edges
       key.add(module.contentKey);
-      key.add(module.resolved.file.string());
-      key.add(cwd);
+      key.add(module.file);
+      key.add(graph.cwd);
     } else if (!module.readable) {
       key.add("unread");
-      key.add(module.resolved.file.string());
-    } else if (module.distribution != SIZE_MAX) {
+      key.add(module.file);
+    } else if (!module.distribution.empty()) {
       // Installed code changes only with its distribution's entry, whose name says so (its
       // modules are not read when the entry has them).
       key.add("installed");
-      key.add(report_.distributionsRead[module.distribution].cacheFile.filename().string());
+      key.add(module.distribution);
     } else {
       key.add("read");
-      key.add(module.resolved.file.string());
-      key.add(cwd);
+      key.add(module.file);
+      key.add(graph.cwd);
       key.add(module.origin);
-      key.add(module.text);
+      const auto text = textOf.find(module.name);
+      key.add(text == textOf.end() ? std::string_view("(missing)") : *text->second);
     }
     own[i] = key.hex();
     for (const std::string& target : module.targets) {
-      const auto found = byName_.find(target);
-      if (found == byName_.end() || found->second == kNone) {
+      const auto found = graph.byName.find(target);
+      if (found == graph.byName.end() || found->second == kNoNode) {
         nowhere[i].push_back(target);
         continue;
       }
@@ -719,13 +782,13 @@ void ContextCollector::keySummaries() {
         if (w == v) break;
       }
       std::sort(members.begin(), members.end(), [&](size_t a, size_t b) {
-        return modules_[a].name < modules_[b].name;
+        return graph.nodes[a].name < graph.nodes[b].name;
       });
       KeyHasher key;
       for (size_t m : members) {
         key.add(own[m]);
         for (size_t w : edges[m]) {
-          key.add(modules_[w].name);
+          key.add(graph.nodes[w].name);
           if (component[w] == componentKey.size()) {
             key.add("cycle"); // a member: its own key is in this one
           } else {
@@ -741,7 +804,7 @@ void ContextCollector::keySummaries() {
       for (size_t m : members) {
         KeyHasher memberHash;
         memberHash.add(componentKey.back());
-        memberHash.add(modules_[m].name);
+        memberHash.add(graph.nodes[m].name);
         memberKey[m] = memberHash.hex();
       }
     }
@@ -752,17 +815,18 @@ void ContextCollector::keySummaries() {
   // its importers do not count.)
   std::vector<char> callsChecked(count, 0);
   for (size_t i = 0; i < count; ++i) {
-    for (size_t to : edges[i]) callsChecked[i] = callsChecked[i] || modules_[to].checked;
+    for (size_t to : edges[i]) callsChecked[i] = callsChecked[i] || graph.nodes[to].checked;
   }
-  report_.contextSummaryDir = request_.cacheDir / "context" / "summaries";
+  report.runModules.clear();
+  report.projectSummaryKeys.clear();
   for (size_t i = 0; i < count; ++i) {
-    const Module& module = modules_[i];
-    report_.runModules.push_back(module.name);
-    if (module.checked || !module.readable || module.fromCache ||
-        module.resolved.searchKind == SearchPathKind::Installed || callsChecked[i]) {
+    const ContextGraph::Node& module = graph.nodes[i];
+    report.runModules.push_back(module.name);
+    if (module.checked || !module.readable || module.fromCache || module.installed ||
+        callsChecked[i]) {
       continue;
     }
-    report_.projectSummaryKeys.push_back({module.name, memberKey[i], false});
+    report.projectSummaryKeys.push_back({module.name, memberKey[i], false});
   }
 }
 
@@ -873,7 +937,10 @@ std::vector<FileInput> ContextCollector::run() {
     }
   }
 
-  if (!request_.cacheDir.empty()) keySummaries();
+  if (!request_.cacheDir.empty()) {
+    report_.contextSummaryDir = request_.cacheDir / "context" / "summaries";
+    keepSummaryGraph();
+  }
 
   std::vector<FileInput> inputs;
   const fs::path cwd = fs::current_path();
@@ -1040,7 +1107,9 @@ constexpr int kContextSummaryFormat = 1;
 
 std::optional<std::vector<FileInput>> useCachedContextSummaries(
     const std::vector<FileInput>& inputs, CheckOptions& options, ContextReport& report) {
-  if (report.contextSummaryDir.empty() || report.projectSummaryKeys.empty()) return std::nullopt;
+  if (report.contextSummaryDir.empty() || !report.summaryGraph) return std::nullopt;
+  keySummaries(*report.summaryGraph, inputs, report);
+  if (report.projectSummaryKeys.empty()) return std::nullopt;
   KeyHasher settings;
   settings.add(static_cast<uint64_t>(kContextSummaryFormat));
   addAnalysisSettings(settings, options);

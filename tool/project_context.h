@@ -65,6 +65,8 @@ struct DistributionRead {
 };
 
 // What --show-context prints.
+struct ContextGraph; // tool/project_context.cpp
+
 struct ContextReport {
   std::filesystem::path projectRoot;
   std::string projectRootFoundBy;
@@ -85,10 +87,13 @@ struct ContextReport {
   std::vector<DistributionRead> distributionsRead;
   double seconds = 0; // finding and reading the context (wall)
   size_t importsFromMemo = 0; // checked files whose imports came from the cache (not read)
-  // The context summary cache (project modules): each context module of the project with the
-  // key of what its summaries depend on (its text and path, and the keys of what it imports,
-  // over import cycles), the modules of the run (a summary belongs to the longest of them that
-  // prefixes its name), and where the entries are.
+  // The context summary cache (project modules): the import graph its keys are computed from
+  // (kept by the collector; the keys are computed only when the result cache does not answer
+  // the run), each context module of the project with the key of what its summaries depend on
+  // (its text and path, and the keys of what it imports, over import cycles), the modules of
+  // the run (a summary belongs to the longest of them that prefixes its name), and where the
+  // entries are.
+  std::shared_ptr<const ContextGraph> summaryGraph; // null: no module to cache
   struct ProjectSummaryKey {
     std::string module;
     std::string key;       // without the run's settings (useCachedContextSummaries adds them)
