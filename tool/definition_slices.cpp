@@ -193,4 +193,16 @@ std::vector<ImportUse> DefinitionSlices::usesOf(const std::set<std::string>& nam
   return out;
 }
 
+std::vector<std::string> attributesReadOf(std::string_view text, std::string_view prefix) {
+  std::set<std::string> read;
+  for (size_t at = text.find(prefix); at != std::string_view::npos;
+       at = text.find(prefix, at + 1)) {
+    if (at > 0 && (isNameByte(text[at - 1]) || text[at - 1] == '.')) continue; // `xnp.`, `a.np.`
+    const size_t start = at + prefix.size();
+    const size_t end = wordEnd(text, start);
+    if (end > start) read.emplace(text.substr(start, end - start));
+  }
+  return {read.begin(), read.end()};
+}
+
 } // namespace gradlint

@@ -25,6 +25,15 @@ struct ImportUse {
   std::set<std::string> attributes;
 };
 
+// For each plain `import m` / `import m as n` statement of a module (index into `imports`; others
+// get an empty list), the attributes its bound name is read for anywhere in `text` (`X` of
+// `n.X`, `m.X` of `import m`, sorted, unique): what the module asks of a package it imports
+// whole. A text search (strings and comments count too: asking for a name too many only reads
+// a little more); statements `wanted` rejects get an empty list. One search per statement.
+template <typename Wanted>
+std::vector<std::vector<std::string>> attributesRead(
+    std::string_view text, const std::vector<python::ImportStatement>& imports, Wanted wanted);
+
 class DefinitionSlices {
 public:
   // `text` and `imports` (scanImports of it) must outlive the object.
@@ -50,5 +59,25 @@ private:
   std::vector<uint32_t> stars_; // statements `from m import *`
   std::set<std::string> asked_;
 };
+
+std::vector<std::string> attributesReadOf(std::string_view text, std::string_view prefix);
+
+template <typename Wanted>
+std::vector<std::vector<std::string>> attributesRead(
+    std::string_view text, const std::vector<python::ImportStatement>& imports, Wanted wanted) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t s = 0; s < imports.size(); ++s) {
+    const python::ImportStatement& statement = imports[s];
+    if (statement.isFrom || statement.bound.empty() || !wanted(statement)) continue;
+    // `import a.b` binds `a`, read as `a.b.X`; `import a.b as n` binds `n`, read as `n.X`.
+    const bool aliased = statement.bound[0] != statement.module.substr(0, statement.module.find('.'));
+    std::vector<std::string> read =
+        attributesReadOf(text, (aliased ? statement.bound[0] : statement.module) + ".");
+    if (read.empty()) continue;
+    out.resize(imports.size());
+    out[s] = std::move(read);
+  }
+  return out;
+}
 
 } // namespace gradlint

@@ -141,7 +141,7 @@ python::ImportStatement importFromJson(const nlohmann::json& value) {
 // imports with the stat they were scanned at, so a run over unchanged files finds their imports
 // without reading them (the result cache then reads only what it shows). Split into buckets by
 // the path's hash: a run reads and writes only the buckets of the files it names.
-constexpr int kImportMemoFormat = 2;
+constexpr int kImportMemoFormat = 3;
 constexpr uint64_t kImportMemoBuckets = 64;
 
 struct ImportMemo {
@@ -150,6 +150,7 @@ struct ImportMemo {
     int64_t takenNs = 0;
     std::vector<python::ImportStatement> imports;
     std::string contentKey; // the hash of its text (contentKeyOf), for the summary cache's keys
+    std::vector<std::vector<std::string>> attributesRead; // per statement (attributesRead)
   };
   std::vector<std::unordered_map<std::string, Entry>> buckets{kImportMemoBuckets};
   std::vector<char> loaded = std::vector<char>(kImportMemoBuckets, 0);
@@ -194,6 +195,7 @@ void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& pa
           memoEntry.imports.push_back(importFromJson(statement));
         }
         memoEntry.contentKey = row.at(7).get<std::string>();
+        memoEntry.attributesRead = row.at(8).get<std::vector<std::vector<std::string>>>();
         bucket.emplace(file, std::move(memoEntry));
       }
     } catch (const nlohmann::json::exception&) {
@@ -216,7 +218,8 @@ void storeImportMemo(const fs::path& cacheDir, const ImportMemo& memo) {
         imports.push_back(importToJson(statement));
       }
       files[path] = {file.stat.size,  file.stat.mtimeNs, file.stat.ctimeNs, file.stat.inode,
-                     file.stat.device, file.takenNs,     std::move(imports), file.contentKey};
+                     file.stat.device, file.takenNs,     std::move(imports), file.contentKey,
+                     file.attributesRead};
     }
     std::string error;
     replaceFile(importMemoPath(cacheDir, index),
@@ -246,7 +249,20 @@ struct Module {
   bool replayed = false;                // the entry's demands were made again
   std::set<std::string> targets; // the modules it asked for (its edges in the import graph)
   std::string contentKey;        // a checked file given or read: contentKeyOf its text
+  // A project module: the attributes read of what each plain import binds (attributesRead),
+  // asked of the module it imports when that is installed.
+  std::vector<std::vector<std::string>> attributesRead;
+  bool attributesScanned = false;
 };
+
+// The plain imports whose attributes are worth knowing: absolute ones of what the catalogs do
+// not model (installed packages are among them).
+std::vector<std::vector<std::string>> projectAttributesRead(
+    std::string_view text, const std::vector<python::ImportStatement>& imports) {
+  return attributesRead(text, imports, [](const python::ImportStatement& statement) {
+    return statement.level == 0 && !isModelled(topLevelOf(statement.module));
+  });
+}
 
 class ContextCollector {
 public:
@@ -522,6 +538,10 @@ void ContextCollector::follow(size_t index) {
   const bool hub = module.resolved.isPackageInit && !module.demand.all;
   module.followedAll = !hub;
   const bool installed = module.resolved.searchKind == SearchPathKind::Installed;
+  if (!installed && !module.attributesScanned) {
+    module.attributesScanned = true;
+    module.attributesRead = projectAttributesRead(module.text, module.imports);
+  }
   const std::string top = topLevelOf(module.name);
   for (const python::ImportStatement& statement : module.imports) {
     const std::string target =
@@ -542,6 +562,18 @@ void ContextCollector::follow(size_t index) {
     whole.all = true;
     if (!statement.isFrom) {
       issue(module, target, whole, false);
+      // An installed package imported whole is asked for what the module reads of it
+      // (`import pkg as p` ... `p.Helper()`: Helper), as a from-import would.
+      const size_t s = static_cast<size_t>(&statement - module.imports.data());
+      if (!installed && s < module.attributesRead.size() && !module.attributesRead[s].empty()) {
+        const auto found = byName_.find(target);
+        if (found != byName_.end() && found->second != kNone &&
+            modules_[found->second].resolved.searchKind == SearchPathKind::Installed) {
+          Demand read;
+          read.names.insert(module.attributesRead[s].begin(), module.attributesRead[s].end());
+          issue(module, target, read, false);
+        }
+      }
       continue;
     }
     Demand names;
@@ -850,12 +882,14 @@ std::vector<FileInput> ContextCollector::run() {
   }
   std::vector<std::optional<ImportMemo::Entry>> scanned(roots.size()); // to remember
   std::vector<std::string> rootContentKeys(roots.size());
+  std::vector<std::vector<std::vector<std::string>>> rootAttributes(roots.size());
   const int64_t takenNs = nowNs();
   parallelFor(roots.size(), request_.threads, [&](size_t at) {
     FileInput& input = checked_[roots[at]];
     if (input.contents) {
       rootImports[at] = python::scanImports(*input.contents);
       rootContentKeys[at] = contentKeyOf(*input.contents);
+      rootAttributes[at] = projectAttributesRead(*input.contents, rootImports[at]);
       return;
     }
     std::optional<FileStat> stat;
@@ -866,6 +900,7 @@ std::vector<FileInput> ContextCollector::run() {
           statTrusted(*stat, known->takenNs)) {
         rootImports[at] = known->imports;
         rootContentKeys[at] = known->contentKey;
+        rootAttributes[at] = known->attributesRead;
         return;
       }
     }
@@ -877,7 +912,11 @@ std::vector<FileInput> ContextCollector::run() {
     input.contents = std::move(text); // read once: the run checks these bytes
     input.contentsStat = stat;
     rootContentKeys[at] = contentKeyOf(*input.contents);
-    if (stat) scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at], rootContentKeys[at]};
+    rootAttributes[at] = projectAttributesRead(*input.contents, rootImports[at]);
+    if (stat) {
+      scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at], rootContentKeys[at],
+                                      rootAttributes[at]};
+    }
   });
   bool memoChanged = false;
   for (size_t at = 0; at < roots.size(); ++at) {
@@ -899,6 +938,8 @@ std::vector<FileInput> ContextCollector::run() {
     root.checked = true;
     root.readable = true;
     root.imports = std::move(rootImports[at]);
+    root.attributesRead = std::move(rootAttributes[at]);
+    root.attributesScanned = true;
     root.demand.all = true;
     // Its path too: the summaries of its importers name toggles inside it by that path.
     root.contentKey = rootContentKeys[at] + ":" + checked_[roots[at]].ref.path;

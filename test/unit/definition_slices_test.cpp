@@ -83,5 +83,27 @@ TEST(DefinitionSlices, ReexportsStarImportsAndRepeats) {
   EXPECT_TRUE(slices.usesOf({"Checker", "uses_module"}).empty());
 }
 
+TEST(AttributesRead, WhatPlainImportsAreReadForAndNothingElse) {
+  const std::string text = "import numpy as np\n"
+                           "import a.b\n"
+                           "import c\n"
+                           "from d import e\n"
+                           "x = np.linalg.norm(v) + np.zeros(3) + xnp.fake + obj.np.fake\n"
+                           "y = a.b.Helper() + a.other + e.not_asked\n";
+  const std::vector<python::ImportStatement> imports = python::scanImports(text);
+  ASSERT_EQ(imports.size(), 4u);
+  const auto read = attributesRead(text, imports, [](const python::ImportStatement& statement) {
+    return statement.module != "c";
+  });
+  ASSERT_EQ(read.size(), 4u);
+  EXPECT_EQ(read[0], (std::vector<std::string>{"linalg", "zeros"}));
+  EXPECT_EQ(read[1], std::vector<std::string>{"Helper"}); // `a.other` is not of `a.b`
+  EXPECT_TRUE(read[2].empty()); // not wanted
+  EXPECT_TRUE(read[3].empty()); // a from-import names what it takes
+  EXPECT_TRUE(attributesRead("import z\n", python::scanImports("import z\n"),
+                             [](const python::ImportStatement&) { return true; })
+                  .empty()); // nothing read: no list at all
+}
+
 } // namespace
 } // namespace gradlint
