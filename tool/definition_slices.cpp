@@ -193,16 +193,29 @@ std::vector<ImportUse> DefinitionSlices::usesOf(const std::set<std::string>& nam
   return out;
 }
 
-std::vector<std::string> attributesReadOf(std::string_view text, std::string_view prefix) {
-  std::set<std::string> read;
-  for (size_t at = text.find(prefix); at != std::string_view::npos;
-       at = text.find(prefix, at + 1)) {
-    if (at > 0 && (isNameByte(text[at - 1]) || text[at - 1] == '.')) continue; // `xnp.`, `a.np.`
-    const size_t start = at + prefix.size();
-    const size_t end = wordEnd(text, start);
-    if (end > start) read.emplace(text.substr(start, end - start));
+std::vector<std::vector<std::string>> attributesReadOf(std::string_view text,
+                                                       const std::vector<std::string>& expressions) {
+  size_t longest = 0;
+  for (const std::string& expression : expressions) longest = std::max(longest, expression.size());
+  std::vector<std::set<std::string>> read(expressions.size());
+  for (size_t dot = text.find('.'); dot != std::string_view::npos; dot = text.find('.', dot + 1)) {
+    // The dotted name that ends at this dot, whole (`obj.np.` is not `np.`): never walked back
+    // further than the longest expression, so a long chain costs no more than that per dot.
+    size_t start = dot;
+    auto inName = [&](size_t at) { return isNameByte(text[at]) || text[at] == '.'; };
+    while (start > 0 && dot - start <= longest && inName(start - 1)) --start;
+    if (start == dot || (start > 0 && inName(start - 1))) continue;
+    const std::string_view name = text.substr(start, dot - start);
+    const size_t end = wordEnd(text, dot + 1);
+    if (end == dot + 1) continue;
+    for (size_t e = 0; e < expressions.size(); ++e) {
+      if (name == expressions[e]) read[e].emplace(text.substr(dot + 1, end - dot - 1));
+    }
   }
-  return {read.begin(), read.end()};
+  std::vector<std::vector<std::string>> out;
+  out.reserve(read.size());
+  for (std::set<std::string>& names : read) out.emplace_back(names.begin(), names.end());
+  return out;
 }
 
 } // namespace gradlint

@@ -29,7 +29,7 @@ struct ImportUse {
 // get an empty list), the attributes its bound name is read for anywhere in `text` (`X` of
 // `n.X`, `m.X` of `import m`, sorted, unique): what the module asks of a package it imports
 // whole. A text search (strings and comments count too: asking for a name too many only reads
-// a little more); statements `wanted` rejects get an empty list. One search per statement.
+// a little more); statements `wanted` rejects get an empty list. One pass over the text's dots.
 template <typename Wanted>
 std::vector<std::vector<std::string>> attributesRead(
     std::string_view text, const std::vector<python::ImportStatement>& imports, Wanted wanted);
@@ -60,22 +60,31 @@ private:
   std::set<std::string> asked_;
 };
 
-std::vector<std::string> attributesReadOf(std::string_view text, std::string_view prefix);
+// For each of `expressions` (`np`, `a.b`), the attributes read of it in `text`.
+std::vector<std::vector<std::string>> attributesReadOf(std::string_view text,
+                                                       const std::vector<std::string>& expressions);
 
 template <typename Wanted>
 std::vector<std::vector<std::string>> attributesRead(
     std::string_view text, const std::vector<python::ImportStatement>& imports, Wanted wanted) {
-  std::vector<std::vector<std::string>> out;
+  std::vector<std::string> expressions;
+  std::vector<size_t> statements;
   for (size_t s = 0; s < imports.size(); ++s) {
     const python::ImportStatement& statement = imports[s];
     if (statement.isFrom || statement.bound.empty() || !wanted(statement)) continue;
     // `import a.b` binds `a`, read as `a.b.X`; `import a.b as n` binds `n`, read as `n.X`.
-    const bool aliased = statement.bound[0] != statement.module.substr(0, statement.module.find('.'));
-    std::vector<std::string> read =
-        attributesReadOf(text, (aliased ? statement.bound[0] : statement.module) + ".");
-    if (read.empty()) continue;
+    const bool aliased =
+        statement.bound[0] != statement.module.substr(0, statement.module.find('.'));
+    expressions.push_back(aliased ? statement.bound[0] : statement.module);
+    statements.push_back(s);
+  }
+  std::vector<std::vector<std::string>> out;
+  if (expressions.empty()) return out;
+  std::vector<std::vector<std::string>> read = attributesReadOf(text, expressions);
+  for (size_t e = 0; e < expressions.size(); ++e) {
+    if (read[e].empty()) continue;
     out.resize(imports.size());
-    out[s] = std::move(read);
+    out[statements[e]] = std::move(read[e]);
   }
   return out;
 }
