@@ -331,11 +331,24 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
     std::string name = dot != std::string::npos     ? qualified.substr(dot + 1)
                        : scope != std::string::npos ? qualified.substr(scope + 2)
                                                     : qualified;
+    // A method Python runs for a use of its class (`Cls(...)` runs `__init__`, `with Cls():`
+    // `__enter__` and `__exit__`, `@Cls()` `__call__`): its callers name the class, so the class
+    // is what is searched for, as a function's name is. (Its summary may come from a module not
+    // lowered in this run: the class is the name before the method's.)
+    const bool runByUse = dot != std::string::npos && dot > 0 &&
+                          (name == "__init__" || name == "__new__" || name == "__enter__" ||
+                           name == "__exit__" || name == "__aenter__" || name == "__aexit__" ||
+                           name == "__call__");
+    if (runByUse) {
+      const size_t classStart = qualified.rfind('.', dot - 1);
+      name = qualified.substr(classStart == std::string::npos ? 0 : classStart + 1,
+                              dot - (classStart == std::string::npos ? 0 : classStart + 1));
+    }
     if (scannedQualified.insert(qualified).second) fresh.insert(name);
     RescanName& entry = byName[name];
     entry.name = name;
     entry.qualified.push_back(qualified);
-    const auto method = classOf.find(qualified);
+    const auto method = runByUse ? classOf.end() : classOf.find(qualified);
     if (method == classOf.end()) {
       entry.onlyMethods = false;
     } else {
