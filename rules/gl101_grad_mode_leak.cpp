@@ -242,6 +242,16 @@ private:
       return fmt::format("{} returns with grad mode disabled and `{}` {} without restoring it; {}",
                          what, who, suspends ? "suspends" : "returns", consequence);
     }
+    if (isClassWithEvent(toggle)) {
+      const std::string_view name = shortName(toggle.callee);
+      const std::string how =
+          toggle.kind == ir::EventKind::EnterGuard
+              ? fmt::format("`{0}.__exit__` does not restore what `{0}.__enter__` disabled", name)
+              : fmt::format("`{}.__exit__` disables it", name);
+      return fmt::format("{} leaves grad mode disabled after its block ({}) and `{}` {} without "
+                         "restoring it; {}",
+                         what, how, who, suspends ? "suspends" : "returns", consequence);
+    }
     const char* verb = toggle.value == ir::GradValue::Unknown ? "may disable" : "disables";
     return fmt::format("{} {} grad mode and `{}` {} with it still disabled; {}", what, verb, who,
                        suspends ? (exit == ir::EventKind::Yield ? "yields" : "awaits")

@@ -57,29 +57,12 @@ const ir::FunctionIR* exitThatKeepsEnterMode(RuleContext& context, const ir::Fun
   }
   // Inherited (from a base class we do not see), or not analysed: taken to restore.
   if (exit == nullptr || exit->entry == ir::kNoNode) return nullptr;
-  for (const ir::Node& node : exit->nodes) {
-    const ir::Event& event = node.event;
-    switch (event.kind) {
-    case EventKind::SetGrad:
-    case EventKind::RestoreGrad:
-    case EventKind::RestoreArg: return nullptr;
-    case EventKind::Call: {
-      // `super().__exit__(...)`, `self._ctx.__exit__(...)`: whatever those restore.
-      if (event.spelled.find("__exit__") != std::string::npos ||
-          event.spelled.find("super(") != std::string::npos) {
-        return nullptr;
-      }
-      const ir::FunctionSummary* summary = context.summaries().findFor(event);
-      if (summary != nullptr && (summary->restoresOuterMode || !summary->mayLeaveInherited ||
-                                 !summary->restoresArgs.empty())) {
-        return nullptr;
-      }
-      break;
-    }
-    default: break;
-    }
-  }
-  return exit;
+  return ir::exitKeepsEnterMode(*exit, context.summaries()) ? exit : nullptr;
+}
+
+bool isClassWithEvent(const ir::Event& event) {
+  return (event.kind == EventKind::EnterGuard || event.kind == EventKind::ExitGuard) &&
+         event.guard == ir::GuardKind::Other && !event.callee.empty();
 }
 
 std::string_view shortName(std::string_view qualified) {
@@ -102,6 +85,7 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Lang
     return fmt::format("importing `{}`", event.callee);
   }
   if (event.kind == EventKind::Call) return fmt::format("`{}()`", shortName(event.callee));
+  if (isClassWithEvent(event)) return fmt::format("`with {}()`", shortName(event.callee));
   if (language == ir::Language::Cpp) {
     // As written: `at::GradMode::set_enabled(false)`, `c10::GradMode::set_enabled(mode)`.
     const std::string& callee = event.spelled.empty() ? event.callee : event.spelled;
@@ -300,20 +284,27 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
   const std::vector<ir::NodeId> path = addWitness(context, unitIndex, leak.toggle, leak.exit,
                                                   diagnostic);
 
+  // A call, or the start or end of `with C():` (its `__enter__` or `__exit__`): where inside it
+  // the mode is turned off.
+  const ir::FunctionSummary* summary = nullptr;
+  std::string who;
   if (toggle.kind == EventKind::Call) {
-    if (const ir::FunctionSummary* summary = context.summaries().findFor(toggle);
-        summary != nullptr && !summary->togglePath.empty()) {
-      diagnostic.related.push_back(
-          {summary->togglePath == context.module().path ? std::string() : summary->togglePath,
-           summary->toggleRange,
-           fmt::format("{} disables grad mode here{}",
-                       toggle.importsModule
-                           ? fmt::format("the top level of `{}`", toggle.callee)
-                           : fmt::format("`{}`", shortName(toggle.callee)),
-                       summary->toggleOrigin.empty()
-                           ? std::string()
-                           : fmt::format(" (installed: {})", summary->toggleOrigin))});
-    }
+    summary = context.summaries().findFor(toggle);
+    who = toggle.importsModule ? fmt::format("the top level of `{}`", toggle.callee)
+                               : fmt::format("`{}`", shortName(toggle.callee));
+  } else if (isClassWithEvent(toggle)) {
+    const char* method = toggle.kind == EventKind::EnterGuard ? "__enter__" : "__exit__";
+    summary = context.summaries().find(toggle.callee + "." + method);
+    who = fmt::format("`{}.{}`", shortName(toggle.callee), method);
+  }
+  if (summary != nullptr && !summary->togglePath.empty()) {
+    diagnostic.related.push_back(
+        {summary->togglePath == context.module().path ? std::string() : summary->togglePath,
+         summary->toggleRange,
+         fmt::format("{} disables grad mode here{}", who,
+                     summary->toggleOrigin.empty()
+                         ? std::string()
+                         : fmt::format(" (installed: {})", summary->toggleOrigin))});
   }
   if (leak.exceptional) {
     // Point at the first call on the path that can raise before the restore.

@@ -19,6 +19,10 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex);
 // defined in this module (inherited).
 const ir::FunctionIR* exitThatKeepsEnterMode(RuleContext& context, const ir::FunctionIR& enter);
 
+// The start or end of `with C(...):` over a class (not a grad-mode API): what its `__enter__` or
+// `__exit__` does.
+bool isClassWithEvent(const ir::Event& event);
+
 // A session's top level (a notebook's kernel): a toggle still in effect where a later statement
 // trains: runs `backward()` or an optimizer step, or calls a function of the module that does
 // with the mode it is called with.

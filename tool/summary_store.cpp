@@ -51,6 +51,7 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (summary.resetsGradients) item["resets_gradients"] = true;
     if (summary.restoresOuterMode) item["restores_outer_mode"] = true;
     if (summary.contextClass) item["context_class"] = true;
+    if (summary.exitKeepsMode) item["exit_keeps_mode"] = true;
     if (!summary.offloadsArgs.empty()) {
       item["offloads_args"] = summary.offloadsArgs;
       item["offloads_params"] = summary.offloadsParams;
@@ -101,6 +102,7 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       summary.resetsGradients = item.value("resets_gradients", false);
       summary.restoresOuterMode = item.value("restores_outer_mode", false);
       summary.contextClass = item.value("context_class", false);
+      summary.exitKeepsMode = item.value("exit_keeps_mode", false);
       summary.offloadsArgs = item.value("offloads_args", std::vector<int>{});
       summary.offloadsParams = item.value("offloads_params", std::vector<std::string>{});
       if (summary.offloadsParams.size() != summary.offloadsArgs.size()) {

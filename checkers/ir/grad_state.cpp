@@ -28,7 +28,8 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
                        old.resetsGradients != summary.resetsGradients ||
                        old.offloadsArgs != summary.offloadsArgs ||
                        old.restoresOuterMode != summary.restoresOuterMode ||
-                       old.contextClass != summary.contextClass;
+                       old.contextClass != summary.contextClass ||
+                       old.exitKeepsMode != summary.exitKeepsMode;
   old = summary;
   return changed;
 }
@@ -330,6 +331,7 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
       const FunctionSummary* exit = methodSummary(event, "__exit__");
       GradFact out = in;
       if (exit != nullptr && !exit->restoresOuterMode) applyReturnEffect(out, id, *exit, in);
+      else if (exit == nullptr && owner->exitKeepsMode) return in; // what `__enter__` left
       else restoreFrom(out, event.var);
       return out;
     }

@@ -41,6 +41,9 @@ struct FunctionSummary {
   // summary is its constructor's, and a call to it saves the caller's mode in the slot its
   // `with` (or decorator use) restores from (contextSlot of the call's first byte).
   bool contextClass = false;
+  // A context class whose own `__exit__` (seen and analysed) keeps the mode its `__enter__`
+  // left: the end of its `with` block puts nothing back (exitKeepsEnterMode).
+  bool exitKeepsMode = false;
 
   // Whether a call to the function changes anything its caller's analysis sees.
   bool affectsCallers() const {

@@ -93,6 +93,7 @@ constexpr std::string_view kContextMethods[] = {"__enter__", "__exit__", "__call
 // changed here is in `changed`, so its callers are analysed again (a class whose method changed
 // too: its `with` blocks read that method).
 void addDerivedNames(SummaryTable& table, const std::vector<std::string>& classNames,
+                     const std::unordered_map<std::string, const FunctionIR*>& exits,
                      const std::vector<NameLink>& aliases,
                      std::unordered_set<std::string>& changed) {
   std::unordered_set<std::string_view> classes; // given their constructor's summary
@@ -109,6 +110,10 @@ void addDerivedNames(SummaryTable& table, const std::vector<std::string>& classN
     summary.returnsSavedMode = false;
     summary.restoresOuterMode = false;
     summary.contextClass = context;
+    const auto exit = exits.find(name);
+    summary.exitKeepsMode = context && exit != exits.end() && exit->second->entry != kNoNode &&
+                            table.find(name + ".__exit__") == nullptr &&
+                            exitKeepsEnterMode(*exit->second, table);
     if (!summary.affectsCallers()) continue;
     classes.insert(name);
     if (table.update(name, summary) || methodChanged) changed.insert(name);
@@ -138,6 +143,32 @@ FunctionSummary importEffect(const FunctionSummary& topLevel) {
 }
 
 } // namespace
+
+bool exitKeepsEnterMode(const FunctionIR& exit, const SummaryTable& table) {
+  for (const Node& node : exit.nodes) {
+    const Event& event = node.event;
+    switch (event.kind) {
+    case EventKind::SetGrad:
+    case EventKind::RestoreGrad:
+    case EventKind::RestoreArg: return false;
+    case EventKind::Call: {
+      // `super().__exit__(...)`, `self._ctx.__exit__(...)`: whatever those restore.
+      if (event.spelled.find("__exit__") != std::string::npos ||
+          event.spelled.find("super(") != std::string::npos) {
+        return false;
+      }
+      const FunctionSummary* summary = table.findFor(event);
+      if (summary != nullptr && (summary->restoresOuterMode || !summary->mayLeaveInherited ||
+                                 !summary->restoresArgs.empty())) {
+        return false;
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+  return true;
+}
 
 bool isSummarisable(const FunctionIR& fn) {
   return fn.kind == UnitKind::Function && !fn.isGenerator && !fn.isAsync &&
@@ -240,10 +271,16 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   // `Cls()` runs `Cls.__init__`: the class's name stands for its constructor's summary, and
   // for its `with` and decorator methods.
   std::vector<std::string> classNames;
+  std::unordered_map<std::string, const FunctionIR*> exits; // each class's own `__exit__`
   {
     std::unordered_set<std::string> seen;
     for (const Candidate& candidate : candidates) {
       const FunctionIR& fn = *candidate.fn;
+      if (fn.name == "__exit__" && !fn.className.empty() &&
+          fn.qualifiedName.size() > fn.name.size() + 1) {
+        exits.emplace(fn.qualifiedName.substr(0, fn.qualifiedName.size() - fn.name.size() - 1),
+                      &fn);
+      }
       const bool classMethod =
           fn.name == "__init__" ||
           std::find(std::begin(kContextMethods), std::end(kContextMethods), fn.name) !=
@@ -275,7 +312,7 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
       }
       if (reports != nullptr) (*reports)[&fn] = std::move(report);
     }
-    addDerivedNames(table, classNames, aliases, changedNow);
+    addDerivedNames(table, classNames, exits, aliases, changedNow);
     converged = changedNow.empty();
     changed = std::move(changedNow);
   }

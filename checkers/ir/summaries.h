@@ -27,6 +27,11 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
                           const SummaryTable& table, const std::string& path,
                           const std::string& origin = {});
 
+// True when `exit` (an analysed `__exit__`/`__aexit__`) leaves grad mode as its `__enter__` left
+// it: no toggle or restore of its own, no `super().__exit__()` or other `__exit__` it hands over
+// to, and no call to a function that restores or sets the mode.
+bool exitKeepsEnterMode(const FunctionIR& exit, const SummaryTable& table);
+
 // True when `fn` can be summarised: a plain function (generators and coroutines do not run
 // when called) with a qualified name.
 bool isSummarisable(const FunctionIR& fn);

@@ -113,3 +113,46 @@ def defines_with_leaky_decorator():
         return model(batch)
 
     return evaluate
+
+
+# A `with` block over LeakyNoGrad leaves the mode off after it: each such block is a leak in
+# the function around it too (its class may be in another file, or installed, where the toggle
+# itself is never reported).
+def uses_leaky(model, batch):
+    # CHECK: [[@LINE+1]]:10: GL101 `with LeakyNoGrad()` leaves grad mode disabled after its block (`LeakyNoGrad.__exit__` does not restore what `LeakyNoGrad.__enter__` disabled) and `uses_leaky` returns without restoring it
+    with LeakyNoGrad():
+        out = model(batch)
+    return out
+
+
+# The mode set again after the block: no GL101; but when the block raises, nothing sets it
+# again (GL104).
+def re_enables_after_leaky(model, batch):
+    # CHECK: [[@LINE+1]]:10: GL104 `with LeakyNoGrad()` disables grad mode and `re_enables_after_leaky` restores it only on the normal path
+    with LeakyNoGrad():
+        out = model(batch)
+    torch.set_grad_enabled(True)
+    return out
+
+
+# Correct: an `__exit__` that hands over (`super().__exit__`), or restores through a helper
+# method of its class.
+class RestoresThroughHelper:
+    def __enter__(self):
+        self.prev = torch.is_grad_enabled()
+        torch.set_grad_enabled(False)
+        return self
+
+    def __exit__(self, *exc):
+        self._restore()
+
+    def _restore(self):
+        torch.set_grad_enabled(self.prev)
+
+
+def uses_restoring_exits(model, batch):
+    with Delegating():
+        out = model(batch)
+    with RestoresThroughHelper():
+        out = model(out)
+    return out

@@ -1,6 +1,6 @@
 import torch
 
-from ctxlib.contexts import SetGradLike, SwitchesOnly
+from ctxlib.contexts import EntersOff, SetGradLike, SwitchesOnly
 
 
 def evaluate(model, batch):
@@ -22,3 +22,10 @@ def decorates():
         return model(batch)
 
     return inner
+
+
+def enters(model, batch):
+    # CHECK: main.py:[[@LINE+1]]:10: GL101 `with EntersOff()` leaves grad mode disabled after its block (`EntersOff.__exit__` does not restore what `EntersOff.__enter__` disabled) and `enters` returns without restoring it
+    with EntersOff():
+        out = model(batch)
+    return out

@@ -22,3 +22,12 @@ class SwitchesOnly:
 
     def __exit__(self, *exc):
         return False
+
+
+class EntersOff:
+    def __enter__(self):
+        torch.set_grad_enabled(False)
+        return self
+
+    def __exit__(self, *exc):
+        return False
