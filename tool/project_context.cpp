@@ -43,12 +43,41 @@ std::string contentKeyOf(std::string_view text) {
   return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
 }
 
-std::string normalPath(const fs::path& path) {
+std::string canonicalPath(const fs::path& path) {
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(path, ec);
   if (ec) canonical = fs::absolute(path, ec).lexically_normal();
   return canonical.string();
 }
+
+// Paths made canonical (links resolved) to compare files named in different ways. A whole walk
+// costs a stat and a readlink per component, and a run compares every checked file and every
+// module it resolves: a file that is no link is its canonical folder (made once per folder)
+// and its name, at the cost of one lstat.
+class CanonicalPaths {
+public:
+  std::string of(const fs::path& path) {
+    auto [known, added] = paths_.try_emplace(path.string());
+    if (added) known->second = find(path);
+    return known->second;
+  }
+
+private:
+  std::string find(const fs::path& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    if (ec || !absolute.has_filename() || !fs::is_regular_file(fs::symlink_status(absolute, ec))) {
+      return canonicalPath(path); // a link, a folder, or nothing there
+    }
+    const fs::path parent = absolute.parent_path();
+    auto [folder, added] = folders_.try_emplace(parent.string());
+    if (added) folder->second = canonicalPath(parent);
+    return (fs::path(folder->second) / absolute.filename()).string();
+  }
+
+  std::unordered_map<std::string, std::string> paths_;
+  std::unordered_map<std::string, std::string> folders_;
+};
 
 // What an import of a module asks of it. A package's __init__ is mostly a hub of re-exports:
 // only the imports that bind the names asked for are followed. Any other module's body may use
@@ -258,6 +287,8 @@ public:
   std::vector<FileInput> run();
 
 private:
+  // `path` made canonical (links resolved): how files named in different ways are compared.
+  std::string normalPath(const fs::path& path) { return canonicalPaths_.of(path); }
   static std::vector<SearchPath> searchPaths(const std::vector<FileInput>& checked,
                                              const ContextRequest& request);
   static constexpr size_t kNone = SIZE_MAX; // byName_: resolved to nothing worth reading
@@ -291,6 +322,7 @@ private:
   std::map<std::string, size_t> distributionIndex_; // by label
   std::vector<std::unordered_map<std::string, CachedModule>> cached_; // per distribution
   std::unordered_map<std::string, size_t> rootByPath_; // the checked files' modules, by normal path
+  CanonicalPaths canonicalPaths_;
 };
 
 size_t ContextCollector::distributionIndex(const Distribution& distribution) {
