@@ -52,27 +52,36 @@ std::string canonicalPath(const fs::path& path) {
 
 // Paths made canonical (links resolved) to compare files named in different ways. A whole walk
 // costs a stat and a readlink per component, and a run compares every checked file and every
-// module it resolves: a file that is no link is its canonical folder (made once per folder)
-// and its name, at the cost of one lstat.
+// module it resolves: a file or folder that is no link is its canonical folder (remembered) and
+// its name, at the cost of one lstat.
 class CanonicalPaths {
 public:
   std::string of(const fs::path& path) {
     auto [known, added] = paths_.try_emplace(path.string());
-    if (added) known->second = find(path);
+    if (added) {
+      std::error_code ec;
+      const fs::path absolute = fs::absolute(path, ec);
+      known->second = ec ? canonicalPath(path) : canonicalBelowFolder(absolute, false);
+    }
     return known->second;
   }
 
 private:
-  std::string find(const fs::path& path) {
+  // `path` (absolute) made canonical: a plain entry of its folder (a file, or a folder when
+  // `folder`) is the folder's canonical path with its name; anything else takes the whole walk.
+  std::string canonicalBelowFolder(const fs::path& path, bool folder) {
+    const fs::path name = path.filename();
     std::error_code ec;
-    const fs::path absolute = fs::absolute(path, ec);
-    if (ec || !absolute.has_filename() || !fs::is_regular_file(fs::symlink_status(absolute, ec))) {
-      return canonicalPath(path); // a link, a folder, or nothing there
+    const fs::file_status status = fs::symlink_status(path, ec);
+    const bool plain = !ec && (folder ? fs::is_directory(status) : fs::is_regular_file(status));
+    if (!plain || name.empty() || name == "." || name == ".." || !path.has_relative_path()) {
+      return canonicalPath(path);
     }
-    const fs::path parent = absolute.parent_path();
-    auto [folder, added] = folders_.try_emplace(parent.string());
-    if (added) folder->second = canonicalPath(parent);
-    return (fs::path(folder->second) / absolute.filename()).string();
+    const fs::path parent = path.parent_path();
+    auto [known, added] = folders_.try_emplace(parent.string());
+    // Each folder above once; a path has few components, so the depth stays small.
+    if (added) known->second = canonicalBelowFolder(parent, true);
+    return (fs::path(known->second) / name).string();
   }
 
   std::unordered_map<std::string, std::string> paths_;
@@ -381,7 +390,8 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
     const std::string normal = fs::absolute(folder, ec).lexically_normal().string();
     std::string key = normal;
     while (key.size() > 1 && key.back() == '/') key.pop_back();
-    if (!fs::is_directory(key, ec) || !seen.insert(key).second) return;
+    // Most checked files share a folder: each is looked at once.
+    if (!seen.insert(key).second || !fs::is_directory(key, ec)) return;
     paths.push_back({fs::path(key), kind});
   };
   // First party: the folder above each checked file's top package (where its module name
