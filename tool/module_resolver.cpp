@@ -3,8 +3,11 @@
 #include "tool/read_file.h"
 
 #include <algorithm>
-#include <unordered_set>
 #include <string_view>
+#include <unordered_set>
+
+#include <dirent.h>
+#include <sys/stat.h>
 
 namespace gradlint {
 namespace {
@@ -23,18 +26,22 @@ std::vector<std::string> splitDots(const std::string& dotted) {
   return parts;
 }
 
-// The extension modules of `folder`: `name` of name.so, name.pyd,
-// name.cpython-311-x86_64-linux-gnu.so. One listing of the folder.
-std::unordered_set<std::string> compiledModules(const fs::path& folder) {
-  std::unordered_set<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string file = it->path().filename().string();
-    const size_t dot = file.find('.');
-    if (dot == 0 || dot == std::string::npos) continue;
-    if (file.ends_with(".so") || file.ends_with(".pyd")) names.insert(file.substr(0, dot));
-  }
-  return names;
+// A name of a folder's listing that is an extension module: the `name` of name.so, name.pyd,
+// name.cpython-311-x86_64-linux-gnu.so (empty when it is none).
+std::string_view compiledModuleName(std::string_view file) {
+  const size_t dot = file.find('.');
+  if (dot == 0 || dot == std::string_view::npos) return {};
+  if (!file.ends_with(".so") && !file.ends_with(".pyd")) return {};
+  return file.substr(0, dot);
+}
+
+// What `path` is, links followed (stat(2), as a lookup of that path would).
+FolderIndex::Kind kindAt(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return FolderIndex::Kind::None;
+  if (S_ISREG(info.st_mode)) return FolderIndex::Kind::File;
+  if (S_ISDIR(info.st_mode)) return FolderIndex::Kind::Folder;
+  return FolderIndex::Kind::Other;
 }
 
 // Modules compiled into the interpreter itself: found nowhere on disk, and not worth a report.
@@ -95,6 +102,56 @@ std::vector<std::string> topLevelModules(const fs::path& metadata) {
 
 } // namespace
 
+std::string FolderIndex::join(const std::string& folder, const std::string& name) {
+  return !folder.empty() && folder.back() == '/' ? folder + name : folder + "/" + name;
+}
+
+FolderIndex::Listing& FolderIndex::listingOf(const std::string& folder) {
+  auto [found, added] = folders_.try_emplace(folder);
+  Listing& listing = found->second;
+  if (!added) return listing;
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return listing; // unreadable or absent: names are looked at one by one
+  listing.listed = true;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    Listing::Entry kind;
+    switch (entry->d_type) {
+    case DT_REG: kind.kind = Kind::File; break;
+    case DT_DIR: kind.kind = Kind::Folder; break;
+    case DT_LNK:
+    case DT_UNKNOWN: kind.resolved = false; break; // looked at when asked about
+    default: kind.kind = Kind::Other; break;
+    }
+    listing.entries.emplace(name, kind);
+    // Compiled modules are named by what the listing holds (a link to one counts as well).
+    if (const std::string_view module = compiledModuleName(name); !module.empty()) {
+      listing.compiled.emplace(module);
+    }
+  }
+  ::closedir(dir);
+  return listing;
+}
+
+FolderIndex::Kind FolderIndex::kindOf(const std::string& folder, const std::string& name) {
+  Listing& listing = listingOf(folder);
+  auto found = listing.entries.find(name);
+  if (found == listing.entries.end()) {
+    if (listing.listed) return Kind::None;
+    found = listing.entries.emplace(name, Listing::Entry{Kind::None, false}).first;
+  }
+  if (!found->second.resolved) {
+    found->second.kind = kindAt(join(folder, name));
+    found->second.resolved = true;
+  }
+  return found->second.kind;
+}
+
+const std::unordered_set<std::string>& FolderIndex::compiledModules(const std::string& folder) {
+  return listingOf(folder).compiled;
+}
+
 ModuleResolver::ModuleResolver(std::vector<SearchPath> searchPaths)
     : searchPaths_(std::move(searchPaths)) {}
 
@@ -118,52 +175,53 @@ std::optional<ResolvedModule> ModuleResolver::find(const std::string& dotted) {
     return std::nullopt;
   }
   std::optional<ResolvedModule> namespaceFound;
+  using Kind = FolderIndex::Kind;
   for (size_t index = 0; index < searchPaths_.size(); ++index) {
     const SearchPath& search = searchPaths_[index];
-    fs::path folder = search.folder;
+    std::string folder = search.folder.string();
     std::string relative;
     bool reachable = true;
     for (size_t i = 0; i + 1 < parts.size() && reachable; ++i) {
-      folder /= parts[i];
+      reachable = folders_.kindOf(folder, parts[i]) == Kind::Folder;
+      folder = FolderIndex::join(folder, parts[i]);
       relative += parts[i] + "/";
-      reachable = isFolder(folder);
     }
     if (!reachable) continue;
     const std::string& last = parts.back();
     ResolvedModule module;
     module.searchKind = search.kind;
     module.searchPath = index;
-    auto found = [&](ModuleFileKind kind, const fs::path& file, std::string path, bool init) {
+    auto found = [&](ModuleFileKind kind, const std::string& file, std::string path, bool init) {
       module.kind = search.kind == SearchPathKind::Stdlib ? ModuleFileKind::Stdlib : kind;
       module.file = file;
       module.relativePath = std::move(path);
       module.isPackageInit = init;
       return module;
     };
-    const fs::path package = folder / last;
-    if (isFile(package / "__init__.py")) {
-      return found(ModuleFileKind::Source, package / "__init__.py",
+    const bool isPackageFolder = folders_.kindOf(folder, last) == Kind::Folder;
+    const std::string package = FolderIndex::join(folder, last);
+    if (isPackageFolder && folders_.kindOf(package, "__init__.py") == Kind::File) {
+      return found(ModuleFileKind::Source, FolderIndex::join(package, "__init__.py"),
                    relative + last + "/__init__.py", true);
     }
-    if (isFile(folder / (last + ".py"))) {
-      return found(ModuleFileKind::Source, folder / (last + ".py"), relative + last + ".py", false);
+    if (folders_.kindOf(folder, last + ".py") == Kind::File) {
+      return found(ModuleFileKind::Source, FolderIndex::join(folder, last + ".py"),
+                   relative + last + ".py", false);
     }
     // Stubs carry declarations only; a .py beside them (above) is what runs.
-    if (isFile(package / "__init__.pyi")) {
-      return found(ModuleFileKind::StubOnly, package / "__init__.pyi",
+    if (isPackageFolder && folders_.kindOf(package, "__init__.pyi") == Kind::File) {
+      return found(ModuleFileKind::StubOnly, FolderIndex::join(package, "__init__.pyi"),
                    relative + last + "/__init__.pyi", true);
     }
-    if (isFile(folder / (last + ".pyi"))) {
-      return found(ModuleFileKind::StubOnly, folder / (last + ".pyi"), relative + last + ".pyi",
-                   false);
+    if (folders_.kindOf(folder, last + ".pyi") == Kind::File) {
+      return found(ModuleFileKind::StubOnly, FolderIndex::join(folder, last + ".pyi"),
+                   relative + last + ".pyi", false);
     }
-    auto [listing, added] = compiled_.try_emplace(folder.string());
-    if (added) listing->second = compiledModules(folder);
-    if (listing->second.count(last) != 0) {
-      return found(ModuleFileKind::Compiled, folder / last, relative + last, false);
+    if (folders_.compiledModules(folder).count(last) != 0) {
+      return found(ModuleFileKind::Compiled, package, relative + last, false);
     }
     // A namespace package spans every search path: a regular module later still wins.
-    if (!namespaceFound && isFolder(package)) {
+    if (!namespaceFound && isPackageFolder) {
       namespaceFound = found(ModuleFileKind::Namespace, package, relative + last, false);
     }
   }

@@ -42,6 +42,40 @@ struct Distribution {
   std::string label() const { return version.empty() ? name : name + " " + version; }
 };
 
+// The entries of the folders a run looks in, each folder listed once: resolving one name tries
+// up to six files in every search path, and most of them are absent, so a stat per candidate
+// costs far more than one read of each folder. Links are followed (a linked file or folder
+// counts as what it points to; a broken or looping link as nothing), when first asked about.
+// A folder that cannot be listed is asked about name by name, as a stat would.
+class FolderIndex {
+public:
+  enum class Kind : char { None, File, Folder, Other };
+
+  // What `folder/name` is.
+  Kind kindOf(const std::string& folder, const std::string& name);
+  // The extension modules of `folder`: `name` of name.so, name.pyd,
+  // name.cpython-311-x86_64-linux-gnu.so.
+  const std::unordered_set<std::string>& compiledModules(const std::string& folder);
+
+  static std::string join(const std::string& folder, const std::string& name);
+
+private:
+  struct Listing {
+    bool listed = false; // false: opendir failed; entries fill as names are asked about
+    // An entry whose kind the listing did not say (a link): Kind::Other until looked at, with
+    // `resolved` false.
+    struct Entry {
+      Kind kind = Kind::None;
+      bool resolved = true;
+    };
+    std::unordered_map<std::string, Entry> entries;
+    std::unordered_set<std::string> compiled;
+  };
+  Listing& listingOf(const std::string& folder);
+
+  std::unordered_map<std::string, Listing> folders_;
+};
+
 class ModuleResolver {
 public:
   explicit ModuleResolver(std::vector<SearchPath> searchPaths);
@@ -61,9 +95,7 @@ private:
 
   std::vector<SearchPath> searchPaths_;
   std::unordered_map<std::string, std::optional<ResolvedModule>> resolved_;
-  // Per folder looked in: the names of its extension modules (listed once: a miss in a large
-  // site-packages would otherwise list it again for every name).
-  std::unordered_map<std::string, std::unordered_set<std::string>> compiled_;
+  FolderIndex folders_;
   // Per search path: top-level module name -> distribution (read on first use).
   std::unordered_map<size_t, std::map<std::string, std::shared_ptr<Distribution>>> distributions_;
 };

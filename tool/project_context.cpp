@@ -43,12 +43,50 @@ std::string contentKeyOf(std::string_view text) {
   return fmt::format("{:016x}", XXH3_64bits(text.data(), text.size()));
 }
 
-std::string normalPath(const fs::path& path) {
+std::string canonicalPath(const fs::path& path) {
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(path, ec);
   if (ec) canonical = fs::absolute(path, ec).lexically_normal();
   return canonical.string();
 }
+
+// Paths made canonical (links resolved) to compare files named in different ways. A whole walk
+// costs a stat and a readlink per component, and a run compares every checked file and every
+// module it resolves: a file or folder that is no link is its canonical folder (remembered) and
+// its name, at the cost of one lstat.
+class CanonicalPaths {
+public:
+  std::string of(const fs::path& path) {
+    auto [known, added] = paths_.try_emplace(path.string());
+    if (added) {
+      std::error_code ec;
+      const fs::path absolute = fs::absolute(path, ec);
+      known->second = ec ? canonicalPath(path) : canonicalBelowFolder(absolute, false);
+    }
+    return known->second;
+  }
+
+private:
+  // `path` (absolute) made canonical: a plain entry of its folder (a file, or a folder when
+  // `folder`) is the folder's canonical path with its name; anything else takes the whole walk.
+  std::string canonicalBelowFolder(const fs::path& path, bool folder) {
+    const fs::path name = path.filename();
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(path, ec);
+    const bool plain = !ec && (folder ? fs::is_directory(status) : fs::is_regular_file(status));
+    if (!plain || name.empty() || name == "." || name == ".." || !path.has_relative_path()) {
+      return canonicalPath(path);
+    }
+    const fs::path parent = path.parent_path();
+    auto [known, added] = folders_.try_emplace(parent.string());
+    // Each folder above once; a path has few components, so the depth stays small.
+    if (added) known->second = canonicalBelowFolder(parent, true);
+    return (fs::path(known->second) / name).string();
+  }
+
+  std::unordered_map<std::string, std::string> paths_;
+  std::unordered_map<std::string, std::string> folders_;
+};
 
 // What an import of a module asks of it. A package's __init__ is mostly a hub of re-exports:
 // only the imports that bind the names asked for are followed. Any other module's body may use
@@ -274,6 +312,8 @@ public:
   std::vector<FileInput> run();
 
 private:
+  // `path` made canonical (links resolved): how files named in different ways are compared.
+  std::string normalPath(const fs::path& path) { return canonicalPaths_.of(path); }
   static std::vector<SearchPath> searchPaths(const std::vector<FileInput>& checked,
                                              const ContextRequest& request);
   static constexpr size_t kNone = SIZE_MAX; // byName_: resolved to nothing worth reading
@@ -307,6 +347,7 @@ private:
   std::map<std::string, size_t> distributionIndex_; // by label
   std::vector<std::unordered_map<std::string, CachedModule>> cached_; // per distribution
   std::unordered_map<std::string, size_t> rootByPath_; // the checked files' modules, by normal path
+  CanonicalPaths canonicalPaths_;
 };
 
 size_t ContextCollector::distributionIndex(const Distribution& distribution) {
@@ -365,7 +406,8 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
     const std::string normal = fs::absolute(folder, ec).lexically_normal().string();
     std::string key = normal;
     while (key.size() > 1 && key.back() == '/') key.pop_back();
-    if (!fs::is_directory(key, ec) || !seen.insert(key).second) return;
+    // Most checked files share a folder: each is looked at once.
+    if (!seen.insert(key).second || !fs::is_directory(key, ec)) return;
     paths.push_back({fs::path(key), kind});
   };
   // First party: the folder above each checked file's top package (where its module name
