@@ -771,10 +771,11 @@ void keySummaries(const ContextGraph& graph, const std::vector<FileInput>& input
   // A module asked for that is a checked file stands for that file's root (once per module: a
   // path is made canonical with a stat per folder).
   std::vector<size_t> root(count, kNoNode);
+  CanonicalPaths canonical; // as the collector made rootByPath's
   auto rootOf = [&](size_t index) {
     if (!graph.nodes[index].checked || graph.nodes[index].file.empty()) return index;
     if (root[index] == kNoNode) {
-      const auto found = graph.rootByPath.find(normalPath(graph.nodes[index].file));
+      const auto found = graph.rootByPath.find(canonical.of(graph.nodes[index].file));
       root[index] = found == graph.rootByPath.end() ? index : found->second;
     }
     return root[index];
