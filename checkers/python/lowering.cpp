@@ -2374,15 +2374,7 @@ bool UnitLowerer::mayBeModel(TSNode object) const {
 }
 
 bool UnitLowerer::isOptimizer(std::string_view receiver) const {
-  if (module_.optimizerNames.count(std::string(receiver))) return true;
-  std::string name(receiver.substr(receiver.rfind('.') == std::string_view::npos
-                                       ? 0
-                                       : receiver.rfind('.') + 1));
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name.find("sched") != std::string::npos) return false;
-  return name.find("optim") != std::string::npos || name == "opt" || name.starts_with("opt_") ||
-         name.ends_with("_opt") || (name.starts_with("opt") && name.size() == 4 &&
-                                    std::isdigit(static_cast<unsigned char>(name[3])));
+  return module_.optimizerNames.count(std::string(receiver)) || rules::namedAsOptimizer(receiver);
 }
 
 bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::string& callee) {
