@@ -1,7 +1,8 @@
 #include "rules/offload_api.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <array>
-#include <cctype>
 #include <string>
 #include <utility>
 
@@ -128,8 +129,7 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName) {
 }
 
 bool buildsNonModule(std::string_view qualifiedName) {
-  std::string lower(qualifiedName);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = asciiLower(qualifiedName);
   // torch.optim.* (lr_scheduler too), bitsandbytes.optim.*, transformers.optimization.*,
   // get_scheduler, DDPMScheduler.from_pretrained, torch.utils.data.DataLoader
   return lower.starts_with("torch.optim.") || lower.find(".optim.") != std::string::npos ||
@@ -142,9 +142,7 @@ namespace {
 
 // The last name component in ASCII lower case: `self.optimizer_G` -> `optimizer_g`.
 std::string lowerLastName(std::string_view name) {
-  std::string lower(name.substr(name.rfind('.') + 1));
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
+  return asciiLower(name.substr(name.rfind('.') + 1));
 }
 
 // `optim` as an optimizer's word: the abbreviation (`optim`, `g_optim`, `optim2`, accelerate's
