@@ -352,7 +352,7 @@ private:
   // The values `name` is bound to in this unit when every binding is a plain `name = value`
   // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
   // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
-  std::vector<TSNode> plainBindings(std::string_view name) const;
+  const std::vector<TSNode>& plainBindings(std::string_view name) const;
   // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
   // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
   bool quantizedWithoutCpuOffload(TSNode call) const;
@@ -408,6 +408,12 @@ private:
   bool tooDeep_ = false;
   bool tooLarge_ = false;
   TSNode tooDeepAt_{};
+  // plainBindings' answers for every name of the unit, built on its first call.
+  struct NameBindings {
+    bool plain = true;
+    std::vector<TSNode> values;
+  };
+  mutable std::optional<std::unordered_map<std::string_view, NameBindings>> bindings_;
 };
 
 class ModuleLowering {
@@ -2234,7 +2240,8 @@ rules::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
   rules::DeviceMapPlacement placement = rules::DeviceMapPlacement::MayOffload;
   if (kindOf(map) != Kind::identifier) {
     placement = mapPlacement(map, source_);
-  } else if (const std::vector<TSNode> values = plainBindings(text(map, source_)); !values.empty()) {
+  } else if (const std::vector<TSNode>& values = plainBindings(text(map, source_));
+             !values.empty()) {
     placement = rules::DeviceMapPlacement::OnDevice;
     for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
   }
@@ -2277,85 +2284,99 @@ bool UnitLowerer::quantizedWithoutCpuOffload(TSNode call) const {
   });
 }
 
-std::vector<TSNode> UnitLowerer::plainBindings(std::string_view name) const {
+// What one occurrence of a name does, by the nearest construct around it that binds names.
+enum class Occurrence : uint8_t { Read, PlainBinding, OtherBinding };
+
+// `ancestors`: the nodes above `identifier` in the walked unit, nearest last; above them is the
+// unit's module or block, where an occurrence is a read. Sets `value` for a plain binding.
+Occurrence classifyOccurrence(TSNode identifier, const std::vector<TSNode>& ancestors,
+                              TSNode& value) {
   const Fields& f = fields();
   auto inField = [](TSNode node, TSNode part) {
     return !isNull(part) && ts_node_start_byte(node) >= ts_node_start_byte(part) &&
            ts_node_end_byte(node) <= ts_node_end_byte(part);
   };
-  std::vector<TSNode> values;
-  bool plain = true;
-  // Classifies one occurrence by the nearest construct that binds names around it.
-  auto visitOccurrence = [&](TSNode identifier) {
-    TSNode child = identifier;
-    for (int up = 0; up < 64; ++up) {
-      TSNode parent = ts_node_parent(child);
-      if (isNull(parent)) return;
-      switch (kindOf(parent)) {
-      case Kind::assignment: {
-        TSNode left = field(parent, f.left);
-        if (!inField(identifier, left)) return; // read on the right
-        if (!ts_node_eq(left, identifier)) { plain = false; return; } // unpacking, subscript
-        TSNode right = field(parent, f.right);
-        while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
-        if (isNull(right)) { plain = false; return; } // an annotation alone binds nothing here
-        values.push_back(unparenthesize(right));
-        return;
-      }
-      case Kind::augmented_assignment:
-      case Kind::for_statement:
-      case Kind::for_in_clause:
-        if (inField(identifier, field(parent, f.left))) plain = false;
-        return;
-      case Kind::named_expression:
-        if (inField(identifier, field(parent, f.name))) plain = false;
-        return;
-      case Kind::as_pattern:
-        if (inField(identifier, field(parent, f.alias))) plain = false;
-        return;
-      case Kind::keyword_argument:
-        if (inField(identifier, field(parent, f.name))) return; // `device_map=`: a keyword
-        break;
-      case Kind::function_definition:
-      case Kind::class_definition:
-        if (inField(identifier, field(parent, f.name))) plain = false;
-        return;
-      case Kind::parameters:
-      case Kind::lambda_parameters:
-      case Kind::global_statement:
-      case Kind::nonlocal_statement:
-      case Kind::import_statement:
-      case Kind::import_from_statement:
-      case Kind::case_pattern:
-      case Kind::except_clause:
-        plain = false;
-        return;
-      case Kind::expression_statement:
-      case Kind::block:
-      case Kind::module: return; // a read
-      default: break;
-      }
-      child = parent;
+  for (size_t up = 0; up < 64; ++up) {
+    if (up == ancestors.size()) return Occurrence::Read;
+    TSNode parent = ancestors[ancestors.size() - 1 - up];
+    switch (kindOf(parent)) {
+    case Kind::assignment: {
+      TSNode left = field(parent, f.left);
+      if (!inField(identifier, left)) return Occurrence::Read; // read on the right
+      if (!ts_node_eq(left, identifier)) return Occurrence::OtherBinding; // unpacking, subscript
+      TSNode right = field(parent, f.right);
+      while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+      // An annotation alone binds nothing here.
+      if (isNull(right)) return Occurrence::OtherBinding;
+      value = unparenthesize(right);
+      return Occurrence::PlainBinding;
     }
-    plain = false; // nested too deep to tell
-  };
-  auto scan = [&](TSNode root) {
-    walkPreorder(root, [&](TSNode node) {
-      if (plain && kindOf(node) == Kind::identifier && text(node, source_) == name) {
-        visitOccurrence(node);
-      }
-      return plain ? Walk::Descend : Walk::Skip;
-    });
-  };
-  if (unit_.kind == ir::UnitKind::Function) {
-    scan(unit_.node);
-  } else if (unit_.kind == ir::UnitKind::Module || unit_.kind == ir::UnitKind::ScriptMain) {
-    for (TSNode statement : unit_.statements) scan(statement);
-  } else {
-    plain = false;
+    case Kind::augmented_assignment:
+    case Kind::for_statement:
+    case Kind::for_in_clause:
+      return inField(identifier, field(parent, f.left)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::named_expression:
+      return inField(identifier, field(parent, f.name)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::as_pattern:
+      return inField(identifier, field(parent, f.alias)) ? Occurrence::OtherBinding
+                                                         : Occurrence::Read;
+    case Kind::keyword_argument:
+      if (inField(identifier, field(parent, f.name))) return Occurrence::Read; // `device_map=`
+      break;
+    case Kind::function_definition:
+    case Kind::class_definition:
+      return inField(identifier, field(parent, f.name)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::parameters:
+    case Kind::lambda_parameters:
+    case Kind::global_statement:
+    case Kind::nonlocal_statement:
+    case Kind::import_statement:
+    case Kind::import_from_statement:
+    case Kind::case_pattern:
+    case Kind::except_clause: return Occurrence::OtherBinding;
+    case Kind::expression_statement:
+    case Kind::block:
+    case Kind::module: return Occurrence::Read;
+    default: break;
+    }
   }
-  if (!plain) values.clear();
-  return values;
+  return Occurrence::OtherBinding; // nested too deep to tell
+}
+
+const std::vector<TSNode>& UnitLowerer::plainBindings(std::string_view name) const {
+  static const std::vector<TSNode> kNone;
+  if (!bindings_) {
+    // One walk of the unit answers for every name: a file of many loading calls that read a
+    // map from a local asks once per call.
+    auto& index = bindings_.emplace();
+    auto visit = [&](TSNode node, const std::vector<TSNode>& ancestors) {
+      if (kindOf(node) != Kind::identifier) return Walk::Descend;
+      NameBindings& entry = index[text(node, source_)];
+      if (!entry.plain) return Walk::Descend;
+      TSNode value{};
+      switch (classifyOccurrence(node, ancestors, value)) {
+      case Occurrence::Read: break;
+      case Occurrence::PlainBinding: entry.values.push_back(value); break;
+      case Occurrence::OtherBinding:
+        entry.plain = false;
+        entry.values.clear();
+        break;
+      }
+      return Walk::Descend;
+    };
+    if (unit_.kind == ir::UnitKind::Function) {
+      walkPreorderWithAncestors(unit_.node, visit);
+    } else if (unit_.kind == ir::UnitKind::Module || unit_.kind == ir::UnitKind::ScriptMain) {
+      for (TSNode statement : unit_.statements) walkPreorderWithAncestors(statement, visit);
+    } else {
+      return kNone; // class bodies and lambdas: not looked into (an empty index)
+    }
+  }
+  auto it = bindings_->find(name);
+  return it == bindings_->end() || !it->second.plain ? kNone : it->second.values;
 }
 
 bool UnitLowerer::mayBeModel(TSNode object) const {
