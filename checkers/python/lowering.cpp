@@ -236,8 +236,9 @@ bool handedToExitStack(TSNode call, std::string_view source) {
   return method == "enter_context" || method == "enter_async_context";
 }
 
-// The grad mode a context call selects: `set_grad_enabled(False)`, `inference_mode(False)`.
-ir::GradValue modeArgument(TSNode call, std::string_view source) {
+// The expression that selects a grad-mode call's mode: its first positional argument or `mode=`
+// (`set_grad_enabled(False)`, `inference_mode(mode=False)`); null when there is none.
+TSNode modeExpression(TSNode call, std::string_view source) {
   const Fields& f = fields();
   TSNode value{};
   for (TSNode argument : children(field(call, f.arguments))) {
@@ -249,23 +250,18 @@ ir::GradValue modeArgument(TSNode call, std::string_view source) {
     value = argument;
     break;
   }
-  value = unparenthesize(value);
+  return unparenthesize(value);
+}
+
+// The grad mode a context call selects: `set_grad_enabled(False)`, `inference_mode(False)`.
+ir::GradValue modeArgument(TSNode call, std::string_view source) {
+  const TSNode value = modeExpression(call, source);
   if (isNull(value)) return ir::GradValue::Unknown;
   if (kindOf(value) == Kind::true_) return ir::GradValue::Enabled;
   if (kindOf(value) == Kind::false_) return ir::GradValue::Disabled;
   return ir::GradValue::Unknown;
 }
 
-// Whether entering this guard turns grad off.
-bool guardDisablesGrad(ir::GuardKind guard, ir::GradValue mode) {
-  switch (guard) {
-  case ir::GuardKind::NoGrad: return true;
-  // inference_mode(True) (the default) turns inference mode on; inference_mode(False) is off.
-  case ir::GuardKind::InferenceMode: return mode != ir::GradValue::Disabled;
-  case ir::GuardKind::SetGradEnabled: return mode == ir::GradValue::Disabled;
-  default: return false;
-  }
-}
 
 bool isMainGuard(TSNode condition, std::string_view source) {
   if (isNull(condition) || kindOf(condition) != Kind::comparison_operator) return false;
@@ -1056,7 +1052,8 @@ void UnitLowerer::lower() {
     const GradApi api = rules::classifyPythonName(name);
     if (rules::isGradContext(api) && unit_.kind == ir::UnitKind::Function) {
       const ir::GradValue mode = isNull(call) ? ir::GradValue::Unknown : modeArgument(call, source_);
-      regions_.push_back({guardKindOf(api), guardDisablesGrad(guardKindOf(api), mode), kNoNode});
+      const ir::GuardKind guard = guardKindOf(api);
+      regions_.push_back({guard, ir::guardDisablesGrad(guard, mode), kNoNode});
       // The decorator runs the body in its context, which restores on every exit: an enter
       // at entry, an exit at each return and on the way out of an exception.
       Event enter;
@@ -1698,7 +1695,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       cleanups_.push_back(cleanup);
       if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other &&
           !entered.guardNotCalled) {
-        regions_.push_back({entered.guard, guardDisablesGrad(entered.guard, entered.value),
+        regions_.push_back({entered.guard, ir::guardDisablesGrad(entered.guard, entered.value),
                             current_});
       }
     }
@@ -1991,23 +1988,12 @@ std::string UnitLowerer::resolveCallee(TSNode function) const {
 
 void UnitLowerer::emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor,
                               const std::string& callee) {
-  const Fields& f = fields();
   Event event;
   event.kind = EventKind::SetGrad;
   event.flavor = flavor;
   event.callee = callee.empty() ? std::string(rules::displayName(api)) : callee;
   event.range = rangeOf(call);
-  TSNode value{};
-  for (TSNode argument : children(field(call, f.arguments))) {
-    if (kindOf(argument) == Kind::keyword_argument) {
-      if (text(field(argument, f.name), source_) == "mode") value = field(argument, f.value);
-      continue;
-    }
-    if (kindOf(argument) == Kind::comment) continue;
-    value = argument;
-    break;
-  }
-  value = unparenthesize(value);
+  const TSNode value = modeExpression(call, source_);
   const Kind kind = isNull(value) ? Kind::other : kindOf(value);
   if (kind == Kind::true_) {
     event.value = ir::GradValue::Enabled;
