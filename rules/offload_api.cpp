@@ -1,7 +1,8 @@
 #include "rules/offload_api.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <array>
-#include <cctype>
 #include <string>
 #include <utility>
 
@@ -128,8 +129,7 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName) {
 }
 
 bool buildsNonModule(std::string_view qualifiedName) {
-  std::string lower(qualifiedName);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = asciiLower(qualifiedName);
   // torch.optim.* (lr_scheduler too), bitsandbytes.optim.*, transformers.optimization.*,
   // get_scheduler, DDPMScheduler.from_pretrained, torch.utils.data.DataLoader
   return lower.starts_with("torch.optim.") || lower.find(".optim.") != std::string::npos ||
@@ -138,13 +138,45 @@ bool buildsNonModule(std::string_view qualifiedName) {
          lower.ends_with("optimizer");
 }
 
+namespace {
+
+// The last name component in ASCII lower case: `self.optimizer_G` -> `optimizer_g`.
+std::string lowerLastName(std::string_view name) {
+  return asciiLower(name.substr(name.rfind('.') + 1));
+}
+
+// `optim` as an optimizer's word: the abbreviation (`optim`, `g_optim`, `optim2`, accelerate's
+// `DummyOptim`, `optims[0]`) or the start of "optimizer"/"optimiser"; not the start of
+// "optimized", "optimal" or "optimum" (`optimized_model = torch.compile(model)` is a model).
+bool hasOptimizerWord(std::string_view lower) {
+  for (size_t at = lower.find("optim"); at != std::string_view::npos;
+       at = lower.find("optim", at + 1)) {
+    std::string_view rest = lower.substr(at + 5);
+    if (rest.starts_with('s')) rest.remove_prefix(1);
+    if (rest.empty() || rest.front() < 'a' || rest.front() > 'z' || rest.starts_with("izer") ||
+        rest.starts_with("iser")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool lowerNamedAsOptimizer(std::string_view lower) {
+  if (lower.find("sched") != std::string_view::npos) return false; // optim_scheduler
+  return hasOptimizerWord(lower) || lower == "opt" || lower.starts_with("opt_") ||
+         lower.ends_with("_opt") ||
+         (lower.size() == 4 && lower.starts_with("opt") && lower[3] >= '0' && lower[3] <= '9');
+}
+
+} // namespace
+
+bool namedAsOptimizer(std::string_view name) { return lowerNamedAsOptimizer(lowerLastName(name)); }
+
 bool namedAsNonModule(std::string_view name) {
-  std::string lower(name.substr(name.rfind('.') + 1));
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find("sched") != std::string::npos || lower.find("loader") != std::string::npos ||
-         lower == "dl" || lower.ends_with("_dl") || lower.starts_with("dl_") ||
-         lower.find("optimizer") != std::string::npos || lower == "opt" || lower == "optim" ||
-         lower.starts_with("opt_") || lower.ends_with("_opt");
+  const std::string lower = lowerLastName(name);
+  return lowerNamedAsOptimizer(lower) || lower.find("sched") != std::string::npos ||
+         lower.find("loader") != std::string::npos || lower == "dl" || lower.ends_with("_dl") ||
+         lower.starts_with("dl_");
 }
 
 bool isPretrainedLoader(std::string_view method) { return method == "from_pretrained"; }

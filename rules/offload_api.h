@@ -67,7 +67,11 @@ TrainerClass classifyTrainerClass(std::string_view qualifiedName);
 // `torch.optim.AdamW`, `transformers.get_scheduler`, `torch.utils.data.DataLoader`) or, for a
 // name of unknown origin, by the name such objects go by (`lr_scheduler`, `train_dataloader`).
 bool buildsNonModule(std::string_view qualifiedName);
-bool namedAsNonModule(std::string_view name);
+bool namedAsNonModule(std::string_view name); // an optimizer's, scheduler's or data loader's name
+// What an optimizer of unknown origin is called (`optimizer`, `opt`, `g_optim`, `optimizer_D`),
+// by its last name component: what the frontends take `X.step()` on for an optimizer's step
+// (not a scheduler's or an environment's). namedAsNonModule holds each of these names.
+bool namedAsOptimizer(std::string_view name);
 
 // Where a device_map string sends weights: "disk" offloads, "auto"-style strategies may, a
 // single device ("cpu", "cuda:0") does not (no hooks).

@@ -1,5 +1,6 @@
 #include "tool/config.h"
 
+#include "checkers/ir/ascii.h"
 #include "rules/rule.h"
 
 #include <fmt/format.h>
@@ -245,9 +246,8 @@ std::string readConfigFile(const fs::path& path) {
 
 std::vector<std::string> normaliseCodes(const std::vector<std::string>& codes) {
   std::vector<std::string> out;
-  for (std::string code : codes) {
-    for (char& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (!code.empty()) out.push_back(code);
+  for (const std::string& code : codes) {
+    if (!code.empty()) out.push_back(asciiUpper(code));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // gradlint: finds PyTorch grad-mode misuse. `gradlint check`, `gradlint rule`, `gradlint debug`.
 #include "checkers/cpp/checker_module.h"
+#include "checkers/ir/ascii.h"
 #include "checkers/ir/cfg_dump.h"
 #include "checkers/ir/grad_state.h"
 #include "checkers/python/frontend.h"
@@ -543,9 +544,7 @@ int runRuleCommand(const std::string& code, bool all, const std::string& outputF
     }
     return kExitClean;
   }
-  std::string upper = code;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const rules::Rule* rule = rules::findRule(upper);
+  const rules::Rule* rule = rules::findRule(asciiUpper(code));
   if (rule == nullptr) {
     // Names work too: `gradlint rule grad-mode-leak`.
     for (const rules::Rule* candidate : rules::allRules()) {

@@ -623,15 +623,6 @@ ir::GradValue UnitLowerer::guardArgument(const ObjectKind& kind, const clang::Ex
   return modeArgument(construct->getArg(0));
 }
 
-bool guardDisablesGrad(ir::GuardKind guard, ir::GradValue argument) {
-  switch (guard) {
-  case ir::GuardKind::NoGrad: return true;
-  case ir::GuardKind::InferenceMode: return argument != ir::GradValue::Disabled;
-  case ir::GuardKind::SetGradEnabled: return argument == ir::GradValue::Disabled;
-  default: return false;
-  }
-}
-
 const ObjectKind& UnitLowerer::objectKind(const clang::VarDecl* var) const {
   static const ObjectKind kNone;
   if (!var->hasLocalStorage()) return kNone;
@@ -821,7 +812,7 @@ void UnitLowerer::setRegion(Event& event, const clang::Stmt* at) const {
     if (kind.kind != ObjectKind::Guard || kind.guard->kind == ir::GuardKind::Other) continue;
     event.region = kind.guard->kind;
     event.regionDisablesGrad =
-        guardDisablesGrad(kind.guard->kind, guardArgument(kind, var->getInit()));
+        ir::guardDisablesGrad(kind.guard->kind, guardArgument(kind, var->getInit()));
     auto enter = guardEnters_.find(var);
     event.regionEnter = enter == guardEnters_.end() ? UINT32_MAX : enter->second;
     return;

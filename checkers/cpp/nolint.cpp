@@ -1,5 +1,7 @@
 #include "checkers/cpp/nolint.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -19,13 +21,6 @@ std::string_view trim(std::string_view text) {
     text.remove_suffix(1);
   }
   return text;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 // One comment: its text and the 0-based line it starts on.
@@ -194,7 +189,7 @@ std::vector<std::string> selectedCodes(std::string_view checkList,
   std::vector<std::string> codes;
   for (const RuleName& rule : rules) {
     const std::string check = "gradlint-" + rule.name;
-    const std::string lowerCode = lower(rule.code);
+    const std::string lowerCode = asciiLower(rule.code);
     bool selected = false;
     for (auto it = globs.rbegin(); it != globs.rend(); ++it) {
       const std::string& glob = it->second;

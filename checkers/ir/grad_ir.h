@@ -25,6 +25,17 @@ enum class GradValue : uint8_t { Enabled, Disabled, Unknown };
 
 enum class GuardKind : uint8_t { NoGrad, EnableGrad, InferenceMode, SetGradEnabled, Other };
 
+// Whether entering a guard turns grad off, given its mode argument (Unknown when none).
+constexpr bool guardDisablesGrad(GuardKind guard, GradValue mode) {
+  switch (guard) {
+  case GuardKind::NoGrad: return true;
+  // inference_mode(True) (the default) turns inference mode on; inference_mode(False) is off.
+  case GuardKind::InferenceMode: return mode != GradValue::Disabled;
+  case GuardKind::SetGradEnabled: return mode == GradValue::Disabled;
+  default: return false;
+  }
+}
+
 // Offload/ResetPlacement: which hooks an offload attaches or a reset takes off.
 enum class PlacementScope : uint8_t {
   Hooks,     // Offload: offload hooks (`enable_model_cpu_offload()`); reset: every hook

@@ -1,19 +1,11 @@
 #include "checkers/ir/suppressions.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <algorithm>
 #include <cctype>
 
 namespace gradlint {
-namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-} // namespace
 
 bool Suppressions::suppresses(uint32_t line, std::string_view code) const {
   if (wholeFile) return true;
@@ -29,7 +21,7 @@ bool Suppressions::suppresses(uint32_t line, std::string_view code) const {
 }
 
 bool Suppressions::addComment(uint32_t line, std::string_view comment) {
-  const std::string text = lower(comment);
+  const std::string text = asciiLower(comment);
   // The file-level form must open the comment (`# gradlint: noqa`), so prose that mentions
   // it does not silence a file.
   const size_t body = text.find_first_not_of("# \t");
@@ -54,9 +46,7 @@ bool Suppressions::addComment(uint32_t line, std::string_view comment) {
       const size_t digits = end;
       while (end < comment.size() && std::isdigit(static_cast<unsigned char>(comment[end]))) ++end;
       if (digits == pos || end == digits) break;
-      codes.push_back(lower(comment.substr(pos, end - pos)));
-      std::transform(codes.back().begin(), codes.back().end(), codes.back().begin(),
-                     [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+      codes.push_back(asciiUpper(comment.substr(pos, end - pos)));
       pos = end;
     }
     if (codes.empty()) return false; // `# noqa:` with no code is malformed: suppress nothing

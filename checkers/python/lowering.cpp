@@ -236,8 +236,9 @@ bool handedToExitStack(TSNode call, std::string_view source) {
   return method == "enter_context" || method == "enter_async_context";
 }
 
-// The grad mode a context call selects: `set_grad_enabled(False)`, `inference_mode(False)`.
-ir::GradValue modeArgument(TSNode call, std::string_view source) {
+// The expression that selects a grad-mode call's mode: its first positional argument or `mode=`
+// (`set_grad_enabled(False)`, `inference_mode(mode=False)`); null when there is none.
+TSNode modeExpression(TSNode call, std::string_view source) {
   const Fields& f = fields();
   TSNode value{};
   for (TSNode argument : children(field(call, f.arguments))) {
@@ -249,23 +250,18 @@ ir::GradValue modeArgument(TSNode call, std::string_view source) {
     value = argument;
     break;
   }
-  value = unparenthesize(value);
+  return unparenthesize(value);
+}
+
+// The grad mode a context call selects: `set_grad_enabled(False)`, `inference_mode(False)`.
+ir::GradValue modeArgument(TSNode call, std::string_view source) {
+  const TSNode value = modeExpression(call, source);
   if (isNull(value)) return ir::GradValue::Unknown;
   if (kindOf(value) == Kind::true_) return ir::GradValue::Enabled;
   if (kindOf(value) == Kind::false_) return ir::GradValue::Disabled;
   return ir::GradValue::Unknown;
 }
 
-// Whether entering this guard turns grad off.
-bool guardDisablesGrad(ir::GuardKind guard, ir::GradValue mode) {
-  switch (guard) {
-  case ir::GuardKind::NoGrad: return true;
-  // inference_mode(True) (the default) turns inference mode on; inference_mode(False) is off.
-  case ir::GuardKind::InferenceMode: return mode != ir::GradValue::Disabled;
-  case ir::GuardKind::SetGradEnabled: return mode == ir::GradValue::Disabled;
-  default: return false;
-  }
-}
 
 bool isMainGuard(TSNode condition, std::string_view source) {
   if (isNull(condition) || kindOf(condition) != Kind::comparison_operator) return false;
@@ -352,7 +348,7 @@ private:
   // The values `name` is bound to in this unit when every binding is a plain `name = value`
   // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
   // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
-  std::vector<TSNode> plainBindings(std::string_view name) const;
+  const std::vector<TSNode>& plainBindings(std::string_view name) const;
   // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
   // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
   bool quantizedWithoutCpuOffload(TSNode call) const;
@@ -408,6 +404,12 @@ private:
   bool tooDeep_ = false;
   bool tooLarge_ = false;
   TSNode tooDeepAt_{};
+  // plainBindings' answers for every name of the unit, built on its first call.
+  struct NameBindings {
+    bool plain = true;
+    std::vector<TSNode> values;
+  };
+  mutable std::optional<std::unordered_map<std::string_view, NameBindings>> bindings_;
 };
 
 class ModuleLowering {
@@ -1050,7 +1052,8 @@ void UnitLowerer::lower() {
     const GradApi api = rules::classifyPythonName(name);
     if (rules::isGradContext(api) && unit_.kind == ir::UnitKind::Function) {
       const ir::GradValue mode = isNull(call) ? ir::GradValue::Unknown : modeArgument(call, source_);
-      regions_.push_back({guardKindOf(api), guardDisablesGrad(guardKindOf(api), mode), kNoNode});
+      const ir::GuardKind guard = guardKindOf(api);
+      regions_.push_back({guard, ir::guardDisablesGrad(guard, mode), kNoNode});
       // The decorator runs the body in its context, which restores on every exit: an enter
       // at entry, an exit at each return and on the way out of an exception.
       Event enter;
@@ -1692,7 +1695,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       cleanups_.push_back(cleanup);
       if (entered.kind == EventKind::EnterGuard && entered.guard != ir::GuardKind::Other &&
           !entered.guardNotCalled) {
-        regions_.push_back({entered.guard, guardDisablesGrad(entered.guard, entered.value),
+        regions_.push_back({entered.guard, ir::guardDisablesGrad(entered.guard, entered.value),
                             current_});
       }
     }
@@ -1985,23 +1988,12 @@ std::string UnitLowerer::resolveCallee(TSNode function) const {
 
 void UnitLowerer::emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor,
                               const std::string& callee) {
-  const Fields& f = fields();
   Event event;
   event.kind = EventKind::SetGrad;
   event.flavor = flavor;
   event.callee = callee.empty() ? std::string(rules::displayName(api)) : callee;
   event.range = rangeOf(call);
-  TSNode value{};
-  for (TSNode argument : children(field(call, f.arguments))) {
-    if (kindOf(argument) == Kind::keyword_argument) {
-      if (text(field(argument, f.name), source_) == "mode") value = field(argument, f.value);
-      continue;
-    }
-    if (kindOf(argument) == Kind::comment) continue;
-    value = argument;
-    break;
-  }
-  value = unparenthesize(value);
+  const TSNode value = modeExpression(call, source_);
   const Kind kind = isNull(value) ? Kind::other : kindOf(value);
   if (kind == Kind::true_) {
     event.value = ir::GradValue::Enabled;
@@ -2234,7 +2226,8 @@ rules::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
   rules::DeviceMapPlacement placement = rules::DeviceMapPlacement::MayOffload;
   if (kindOf(map) != Kind::identifier) {
     placement = mapPlacement(map, source_);
-  } else if (const std::vector<TSNode> values = plainBindings(text(map, source_)); !values.empty()) {
+  } else if (const std::vector<TSNode>& values = plainBindings(text(map, source_));
+             !values.empty()) {
     placement = rules::DeviceMapPlacement::OnDevice;
     for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
   }
@@ -2277,85 +2270,99 @@ bool UnitLowerer::quantizedWithoutCpuOffload(TSNode call) const {
   });
 }
 
-std::vector<TSNode> UnitLowerer::plainBindings(std::string_view name) const {
+// What one occurrence of a name does, by the nearest construct around it that binds names.
+enum class Occurrence : uint8_t { Read, PlainBinding, OtherBinding };
+
+// `ancestors`: the nodes above `identifier` in the walked unit, nearest last; above them is the
+// unit's module or block, where an occurrence is a read. Sets `value` for a plain binding.
+Occurrence classifyOccurrence(TSNode identifier, const std::vector<TSNode>& ancestors,
+                              TSNode& value) {
   const Fields& f = fields();
   auto inField = [](TSNode node, TSNode part) {
     return !isNull(part) && ts_node_start_byte(node) >= ts_node_start_byte(part) &&
            ts_node_end_byte(node) <= ts_node_end_byte(part);
   };
-  std::vector<TSNode> values;
-  bool plain = true;
-  // Classifies one occurrence by the nearest construct that binds names around it.
-  auto visitOccurrence = [&](TSNode identifier) {
-    TSNode child = identifier;
-    for (int up = 0; up < 64; ++up) {
-      TSNode parent = ts_node_parent(child);
-      if (isNull(parent)) return;
-      switch (kindOf(parent)) {
-      case Kind::assignment: {
-        TSNode left = field(parent, f.left);
-        if (!inField(identifier, left)) return; // read on the right
-        if (!ts_node_eq(left, identifier)) { plain = false; return; } // unpacking, subscript
-        TSNode right = field(parent, f.right);
-        while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
-        if (isNull(right)) { plain = false; return; } // an annotation alone binds nothing here
-        values.push_back(unparenthesize(right));
-        return;
-      }
-      case Kind::augmented_assignment:
-      case Kind::for_statement:
-      case Kind::for_in_clause:
-        if (inField(identifier, field(parent, f.left))) plain = false;
-        return;
-      case Kind::named_expression:
-        if (inField(identifier, field(parent, f.name))) plain = false;
-        return;
-      case Kind::as_pattern:
-        if (inField(identifier, field(parent, f.alias))) plain = false;
-        return;
-      case Kind::keyword_argument:
-        if (inField(identifier, field(parent, f.name))) return; // `device_map=`: a keyword
-        break;
-      case Kind::function_definition:
-      case Kind::class_definition:
-        if (inField(identifier, field(parent, f.name))) plain = false;
-        return;
-      case Kind::parameters:
-      case Kind::lambda_parameters:
-      case Kind::global_statement:
-      case Kind::nonlocal_statement:
-      case Kind::import_statement:
-      case Kind::import_from_statement:
-      case Kind::case_pattern:
-      case Kind::except_clause:
-        plain = false;
-        return;
-      case Kind::expression_statement:
-      case Kind::block:
-      case Kind::module: return; // a read
-      default: break;
-      }
-      child = parent;
+  for (size_t up = 0; up < 64; ++up) {
+    if (up == ancestors.size()) return Occurrence::Read;
+    TSNode parent = ancestors[ancestors.size() - 1 - up];
+    switch (kindOf(parent)) {
+    case Kind::assignment: {
+      TSNode left = field(parent, f.left);
+      if (!inField(identifier, left)) return Occurrence::Read; // read on the right
+      if (!ts_node_eq(left, identifier)) return Occurrence::OtherBinding; // unpacking, subscript
+      TSNode right = field(parent, f.right);
+      while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+      // An annotation alone binds nothing here.
+      if (isNull(right)) return Occurrence::OtherBinding;
+      value = unparenthesize(right);
+      return Occurrence::PlainBinding;
     }
-    plain = false; // nested too deep to tell
-  };
-  auto scan = [&](TSNode root) {
-    walkPreorder(root, [&](TSNode node) {
-      if (plain && kindOf(node) == Kind::identifier && text(node, source_) == name) {
-        visitOccurrence(node);
-      }
-      return plain ? Walk::Descend : Walk::Skip;
-    });
-  };
-  if (unit_.kind == ir::UnitKind::Function) {
-    scan(unit_.node);
-  } else if (unit_.kind == ir::UnitKind::Module || unit_.kind == ir::UnitKind::ScriptMain) {
-    for (TSNode statement : unit_.statements) scan(statement);
-  } else {
-    plain = false;
+    case Kind::augmented_assignment:
+    case Kind::for_statement:
+    case Kind::for_in_clause:
+      return inField(identifier, field(parent, f.left)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::named_expression:
+      return inField(identifier, field(parent, f.name)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::as_pattern:
+      return inField(identifier, field(parent, f.alias)) ? Occurrence::OtherBinding
+                                                         : Occurrence::Read;
+    case Kind::keyword_argument:
+      if (inField(identifier, field(parent, f.name))) return Occurrence::Read; // `device_map=`
+      break;
+    case Kind::function_definition:
+    case Kind::class_definition:
+      return inField(identifier, field(parent, f.name)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::parameters:
+    case Kind::lambda_parameters:
+    case Kind::global_statement:
+    case Kind::nonlocal_statement:
+    case Kind::import_statement:
+    case Kind::import_from_statement:
+    case Kind::case_pattern:
+    case Kind::except_clause: return Occurrence::OtherBinding;
+    case Kind::expression_statement:
+    case Kind::block:
+    case Kind::module: return Occurrence::Read;
+    default: break;
+    }
   }
-  if (!plain) values.clear();
-  return values;
+  return Occurrence::OtherBinding; // nested too deep to tell
+}
+
+const std::vector<TSNode>& UnitLowerer::plainBindings(std::string_view name) const {
+  static const std::vector<TSNode> kNone;
+  if (!bindings_) {
+    // One walk of the unit answers for every name: a file of many loading calls that read a
+    // map from a local asks once per call.
+    auto& index = bindings_.emplace();
+    auto visit = [&](TSNode node, const std::vector<TSNode>& ancestors) {
+      if (kindOf(node) != Kind::identifier) return Walk::Descend;
+      NameBindings& entry = index[text(node, source_)];
+      if (!entry.plain) return Walk::Descend;
+      TSNode value{};
+      switch (classifyOccurrence(node, ancestors, value)) {
+      case Occurrence::Read: break;
+      case Occurrence::PlainBinding: entry.values.push_back(value); break;
+      case Occurrence::OtherBinding:
+        entry.plain = false;
+        entry.values.clear();
+        break;
+      }
+      return Walk::Descend;
+    };
+    if (unit_.kind == ir::UnitKind::Function) {
+      walkPreorderWithAncestors(unit_.node, visit);
+    } else if (unit_.kind == ir::UnitKind::Module || unit_.kind == ir::UnitKind::ScriptMain) {
+      for (TSNode statement : unit_.statements) walkPreorderWithAncestors(statement, visit);
+    } else {
+      return kNone; // class bodies and lambdas: not looked into (an empty index)
+    }
+  }
+  auto it = bindings_->find(name);
+  return it == bindings_->end() || !it->second.plain ? kNone : it->second.values;
 }
 
 bool UnitLowerer::mayBeModel(TSNode object) const {
@@ -2374,15 +2381,7 @@ bool UnitLowerer::mayBeModel(TSNode object) const {
 }
 
 bool UnitLowerer::isOptimizer(std::string_view receiver) const {
-  if (module_.optimizerNames.count(std::string(receiver))) return true;
-  std::string name(receiver.substr(receiver.rfind('.') == std::string_view::npos
-                                       ? 0
-                                       : receiver.rfind('.') + 1));
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name.find("sched") != std::string::npos) return false;
-  return name.find("optim") != std::string::npos || name == "opt" || name.starts_with("opt_") ||
-         name.ends_with("_opt") || (name.starts_with("opt") && name.size() == 4 &&
-                                    std::isdigit(static_cast<unsigned char>(name[3])));
+  return module_.optimizerNames.count(std::string(receiver)) || rules::namedAsOptimizer(receiver);
 }
 
 bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::string& callee) {

@@ -85,4 +85,28 @@ template <typename Visit> void walkPreorder(TSNode root, Visit&& visit) {
   ts_tree_cursor_delete(&cursor);
 }
 
+// walkPreorder that also hands `visit` the node's ancestors below and including `root`, nearest
+// last. They are kept on the way down: ts_node_parent searches down from the tree's root on each
+// call, so climbing from every node of a wide module with it is quadratic.
+template <typename Visit> void walkPreorderWithAncestors(TSNode root, Visit&& visit) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  std::vector<TSNode> ancestors;
+  while (true) {
+    const TSNode node = ts_tree_cursor_current_node(&cursor);
+    const Walk next = visit(node, static_cast<const std::vector<TSNode>&>(ancestors));
+    if (next == Walk::Stop) break;
+    if (next == Walk::Descend && ts_tree_cursor_goto_first_child(&cursor)) {
+      ancestors.push_back(node);
+      continue;
+    }
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+      ancestors.pop_back();
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
 } // namespace gradlint::python

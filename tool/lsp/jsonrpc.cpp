@@ -1,5 +1,7 @@
 #include "tool/lsp/jsonrpc.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -15,9 +17,7 @@ constexpr size_t kChunkBytes = 64 * 1024;
 // header glued to the rest of a body whose length was understated is still found). Returns
 // false when the line has no such header; sets `valid` to false when its value is not a number.
 bool findContentLength(std::string_view line, size_t& length, bool& valid) {
-  std::string lower(line);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = asciiLower(line);
   const size_t at = lower.rfind(kContentLength);
   if (at == std::string::npos) return false;
   size_t pos = at + kContentLength.size();

@@ -1,16 +1,14 @@
 #include "tool/lsp/noqa_comment.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <cctype>
 
 namespace gradlint::lsp {
 namespace {
 
 bool equalsIgnoringCase(std::string_view text, size_t at, std::string_view word) {
-  if (at + word.size() > text.size()) return false;
-  for (size_t i = 0; i < word.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[at + i])) != word[i]) return false;
-  }
-  return true;
+  return at <= text.size() && asciiIEquals(text.substr(at, word.size()), word);
 }
 
 bool isBlank(char c) { return c == ' ' || c == '\t'; }
@@ -82,10 +80,7 @@ NoqaDirective findNoqa(std::string_view line, size_t commentStart) {
       const size_t digits = end;
       while (end < line.size() && std::isdigit(static_cast<unsigned char>(line[end]))) ++end;
       if (digits == pos || end == digits) break;
-      NoqaCode code{pos, end, std::string(line.substr(pos, end - pos))};
-      for (char& ch : code.code) {
-        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      }
+      NoqaCode code{pos, end, asciiUpper(line.substr(pos, end - pos))};
       directive.codes.push_back(std::move(code));
       directive.listEnd = end;
       pos = end;

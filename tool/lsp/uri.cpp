@@ -1,6 +1,6 @@
 #include "tool/lsp/uri.h"
 
-#include <cctype>
+#include "checkers/ir/ascii.h"
 
 namespace gradlint::lsp {
 namespace {
@@ -16,10 +16,7 @@ int hexValue(char c) {
 
 std::string pathFromUri(std::string_view uri) {
   constexpr std::string_view kScheme = "file://";
-  if (uri.size() < kScheme.size()) return "";
-  for (size_t i = 0; i < kScheme.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(uri[i])) != kScheme[i]) return "";
-  }
+  if (!asciiIEquals(uri.substr(0, kScheme.size()), kScheme)) return "";
   std::string_view rest = uri.substr(kScheme.size());
   // file://host/path: only an empty host or localhost names this machine.
   const size_t slash = rest.find('/');

@@ -1,5 +1,7 @@
 #include "tool/probe/replay.h"
 
+#include "checkers/ir/ascii.h"
+
 #include <ATen/core/grad_mode.h>
 #include <c10/core/GradMode.h>
 #include <c10/core/InferenceMode.h>
@@ -9,7 +11,6 @@
 #include <torch/optim/sgd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -23,12 +24,6 @@ using nlohmann::json;
 struct ReplayedException : std::runtime_error {
   ReplayedException() : std::runtime_error("replayed exception") {}
 };
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // What the victim needs: a model and a batch on the replay device.
 struct Victim {
@@ -71,7 +66,7 @@ void replayFunctionBody(const json& witness, const json& findingLocation,
   std::vector<bool> saved;
   for (const json& step : witness) {
     const std::string kind = step.value("kind", "");
-    const std::string detail = lower(step.value("detail", ""));
+    const std::string detail = asciiLower(step.value("detail", ""));
     const bool atFinding = step.value("row", -1) == findingLocation.value("row", -2) &&
                            step.value("column", -1) == findingLocation.value("column", -2);
     if (kind == "SetGrad") {
@@ -126,7 +121,7 @@ ReplayVerdict replayToggles(const json& finding, Victim& victim) {
 
 // GL105/GL106: the guard the code meant to make is not in force for the code below it.
 ReplayVerdict replayGuardNotEntered(const json& finding, Victim& victim) {
-  const std::string message = lower(finding.value("message", ""));
+  const std::string message = asciiLower(finding.value("message", ""));
   if (finding.value("code", "") == "GL105" && message.find("as a statement") == std::string::npos &&
       message.find("__enter__") == std::string::npos) {
     return {"not-replayable", "entering the class itself raises in Python; nothing to replay"};

@@ -51,3 +51,19 @@ def prepared_for_training(accelerator, pipe):
     pipe.enable_model_cpu_offload()
     # CHECK: [[@LINE+1]]:38: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`accelerator.prepare()` for training)
     return accelerator.prepare_model(pipe.unet, evaluation_mode=False)
+
+
+# One list of optimizer names for prepare() and for `.step()`: `optim_g`, `opt1` are optimizers
+# there (a component of the offloaded pipeline or not, prepare() does not train them) ...
+def named_as_optimizers(accelerator, pipe):
+    pipe.enable_model_cpu_offload()
+    optim_g = accelerator.prepare(pipe.optim_g)
+    opt1 = accelerator.prepare(pipe.opt1)
+    return optim_g, opt1, accelerator.prepare(pipe.optimiser)
+
+
+# ... but "optim" starting another word is no optimizer: `optimized_unet` (a compiled model).
+def named_optimized(accelerator, pipe):
+    pipe.enable_model_cpu_offload()
+    # CHECK: [[@LINE+1]]:32: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`accelerator.prepare()` for training)
+    return accelerator.prepare(pipe.optimized_unet)

@@ -147,6 +147,16 @@ def not_optimizer_steps(model, loader, scheduler, env):
         env.step(x)
 
 
+# Nor are those of objects whose name starts "optimized", "optimal" or "optimum" (a compiled
+# model, a planner): "optim" there is not an optimizer's word.
+def optimal_names(model, loader, optimal_env, optimized_sim):
+    for x in loader:
+        loss = model(x)
+        loss.backward()
+        optimal_env.step(x)
+        optimized_sim.step()
+
+
 # A learning-rate scheduler from `torch.optim.lr_scheduler` is not an optimizer either.
 def lr_scheduler(model, loader, opt):
     policy = torch.optim.lr_scheduler.StepLR(opt, step_size=10)

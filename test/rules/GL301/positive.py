@@ -143,8 +143,9 @@ def train_accelerate(model, loader, optimizer, accelerator):
         optimizer.step()
 
 
-# Several optimizers: each step is reported (names `opt_x`, `x_opt`, and any name with "optim").
-def train_several(model, loader, opt_g, d_opt, encoder_optim):
+# Several optimizers: each step is reported (names `opt_x`, `x_opt`, `optim` as a word or the
+# start of "optimizer"/"optimiser").
+def train_several(model, loader, opt_g, d_opt, encoder_optim, optimiserD, optims, dummy_optim2):
     for x in loader:
         loss = model(x)
         loss.backward()
@@ -154,6 +155,12 @@ def train_several(model, loader, opt_g, d_opt, encoder_optim):
         d_opt.step()
         # CHECK: [[@LINE+1]]:9: GL301 `encoder_optim.step()` applies the gradients, but nothing resets them
         encoder_optim.step()
+        # CHECK: [[@LINE+1]]:9: GL301 `optimiserD.step()` applies the gradients, but nothing resets them
+        optimiserD.step()
+        # CHECK: [[@LINE+1]]:9: GL301 `optims[0].step()` applies the gradients, but nothing resets them
+        optims[0].step()
+        # CHECK: [[@LINE+1]]:9: GL301 `dummy_optim2.step()` applies the gradients, but nothing resets them
+        dummy_optim2.step()
 
 
 # The twin of a fresh optimizer per iteration: the leaf is made once, outside the loop, so its
