@@ -208,6 +208,15 @@ std::vector<std::vector<std::string>> attributesReadOf(std::string_view text,
     const std::string_view name = text.substr(start, dot - start);
     const size_t end = wordEnd(text, dot + 1);
     if (end == dot + 1) continue;
+    // Only what runs matters to grad mode: an attribute called (`p.f(...)`, `with p.C():`), one
+    // whose own attributes are (`p.C.from_pretrained(...)`, `p.sub.f(...)`), or a decorator
+    // (`@p.wrap`). Reading `p.float32` or naming `p.ndarray` in an annotation runs nothing.
+    const size_t after = skipBlanks(text, end);
+    size_t before = start;
+    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+    const bool runs = (after < text.size() && (text[after] == '(' || text[after] == '.')) ||
+                      (before > 0 && text[before - 1] == '@');
+    if (!runs) continue;
     for (size_t e = 0; e < expressions.size(); ++e) {
       if (name == expressions[e]) read[e].emplace(text.substr(dot + 1, end - dot - 1));
     }

@@ -1,8 +1,10 @@
 #include "tool/module_resolver.h"
 
+#include "checkers/ir/ascii.h"
 #include "tool/read_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 #include <unordered_set>
 
@@ -67,6 +69,39 @@ std::string headerValue(std::string_view text, std::string_view key) {
     }
   }
   return {};
+}
+
+// A distribution name as pip compares them: lower case, runs of `-`, `_` and `.` as one `-`.
+std::string normalDistributionName(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    const bool separator = c == '-' || c == '_' || c == '.';
+    if (separator) {
+      if (!out.empty() && out.back() != '-') out += '-';
+    } else {
+      out += asciiLower(c);
+    }
+  }
+  return out;
+}
+
+// The names of the `Requires-Dist:` headers (`accelerate>=0.2; extra == "torch"`: accelerate).
+std::vector<std::string> requirementNames(std::string_view text) {
+  std::vector<std::string> names;
+  constexpr std::string_view kKey = "Requires-Dist:";
+  for (std::string_view line : Lines(text)) {
+    if (line.empty() || line == "\r") break; // the headers end at the first blank line
+    if (!line.starts_with(kKey)) continue;
+    std::string_view value = line.substr(kKey.size());
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    size_t end = 0;
+    while (end < value.size() && (std::isalnum(static_cast<unsigned char>(value[end])) ||
+                                  value[end] == '-' || value[end] == '_' || value[end] == '.')) {
+      ++end;
+    }
+    if (end > 0) names.push_back(normalDistributionName(value.substr(0, end)));
+  }
+  return names;
 }
 
 // The top-level modules a distribution installed: top_level.txt, else the first path part of
@@ -245,14 +280,19 @@ const Distribution* ModuleResolver::distributionOf(size_t index, const std::stri
     for (const fs::path& metadata : metadataFolders) {
       std::string text;
       std::string error;
+      // distutils (Debian's python3-* packages among them) writes `name.egg-info` as a file:
+      // the PKG-INFO itself.
       if (!readWholeFile((metadata / "METADATA").string(), text, error) &&
-          !readWholeFile((metadata / "PKG-INFO").string(), text, error)) {
+          !readWholeFile((metadata / "PKG-INFO").string(), text, error) &&
+          !(metadata.extension() == ".egg-info" &&
+            readWholeFile(metadata.string(), text, error))) {
         continue;
       }
       auto distribution = std::make_shared<Distribution>();
       distribution->name = headerValue(text, "Name");
       distribution->version = headerValue(text, "Version");
       distribution->metadataFolder = metadata;
+      distribution->requirements = requirementNames(text);
       if (distribution->name.empty()) continue;
       std::vector<std::string> tops = topLevelModules(metadata);
       if (tops.empty()) {
@@ -265,6 +305,58 @@ const Distribution* ModuleResolver::distributionOf(size_t index, const std::stri
   }
   const auto found = entry->second.find(topLevel);
   return found == entry->second.end() ? nullptr : found->second.get();
+}
+
+bool ModuleResolver::mayReachTorch(const Distribution& distribution) {
+  if (!byNameMade_) {
+    byNameMade_ = true;
+    for (size_t index = 0; index < searchPaths_.size(); ++index) {
+      if (searchPaths_[index].kind != SearchPathKind::Installed) continue;
+      distributionOf(index, ""); // reads the folder's metadata
+      for (const auto& [top, installed] : distributions_[index]) {
+        byName_.try_emplace(normalDistributionName(installed->name), installed.get());
+      }
+    }
+  }
+  // Depth first over the requirements, with an explicit stack (no recursion); a distribution
+  // met again while open is taken not to reach torch through that path (a cycle adds nothing).
+  const std::string start = normalDistributionName(distribution.name);
+  if (const auto known = reachesTorch_.find(start); known != reachesTorch_.end()) {
+    return known->second;
+  }
+  struct Open {
+    std::string name;
+    const Distribution* distribution;
+    size_t next = 0;
+  };
+  std::vector<Open> stack{{start, &distribution}};
+  std::unordered_set<std::string> open{start};
+  bool found = false;
+  while (!stack.empty()) {
+    Open& top = stack.back();
+    if (top.name.starts_with("torch")) found = true;
+    if (found || top.next >= top.distribution->requirements.size()) {
+      reachesTorch_[top.name] = found;
+      open.erase(top.name);
+      stack.pop_back();
+      continue;
+    }
+    const std::string& required = top.distribution->requirements[top.next++];
+    if (required.starts_with("torch")) {
+      found = true;
+      continue;
+    }
+    if (open.count(required) != 0) continue;
+    if (const auto known = reachesTorch_.find(required); known != reachesTorch_.end()) {
+      found = known->second;
+      continue;
+    }
+    const auto installed = byName_.find(required);
+    if (installed == byName_.end()) continue; // not installed: its code cannot run
+    open.insert(required);
+    stack.push_back({required, installed->second});
+  }
+  return reachesTorch_[start];
 }
 
 } // namespace gradlint

@@ -39,6 +39,9 @@ struct Distribution {
   std::string name;
   std::string version;
   std::filesystem::path metadataFolder;
+  // The names its metadata requires (`Requires-Dist`, extras included), normalised (lower
+  // case, `_` and `.` as `-`), without versions or markers.
+  std::vector<std::string> requirements;
   std::string label() const { return version.empty() ? name : name + " " + version; }
 };
 
@@ -88,6 +91,12 @@ public:
   // (null when no metadata there names it).
   const Distribution* distributionOf(size_t index, const std::string& topLevel);
 
+  // Whether code of `distribution` may change torch's grad mode: it is torch's (a name starting
+  // with `torch`), or requires one that may, transitively, among the distributions installed on
+  // the search paths. A distribution that requires nothing of the kind cannot import torch
+  // unless its metadata leaves the requirement out (docs/context.md says what that costs).
+  bool mayReachTorch(const Distribution& distribution);
+
   const std::vector<SearchPath>& searchPaths() const { return searchPaths_; }
 
 private:
@@ -98,6 +107,11 @@ private:
   FolderIndex folders_;
   // Per search path: top-level module name -> distribution (read on first use).
   std::unordered_map<size_t, std::map<std::string, std::shared_ptr<Distribution>>> distributions_;
+  // Every installed distribution by normalised name (the first search path's wins), made on the
+  // first mayReachTorch; and its answers.
+  std::unordered_map<std::string, const Distribution*> byName_;
+  bool byNameMade_ = false;
+  std::unordered_map<std::string, bool> reachesTorch_;
 };
 
 } // namespace gradlint

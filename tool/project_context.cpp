@@ -277,6 +277,7 @@ struct Module {
   Demand demand;           // what has been asked of it
   bool followedAll = false; // every import followed already
   size_t distribution = SIZE_MAX; // installed: index into ContextReport::distributionsRead
+  const Distribution* installedBy = nullptr; // installed: its distribution, when metadata names it
   bool fromCache = false;         // its summaries and imports came from the distribution cache
   // Installed modules are followed name by name (tool/definition_slices.h): the names whose
   // definitions were followed, and what that asked of other modules (for the cache).
@@ -477,6 +478,7 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
               resolver_.distributionOf(resolved->searchPath, top)) {
         module.origin = distribution->label();
         module.distribution = distributionIndex(*distribution);
+        module.installedBy = distribution;
         const auto& cached = cached_[module.distribution];
         if (const auto hit = cached.find(dotted); hit != cached.end()) {
           // Its summaries are in the entry, and what following it asks: it is not read.
@@ -609,8 +611,13 @@ void ContextCollector::follow(size_t index) {
       const size_t s = static_cast<size_t>(&statement - module.imports.data());
       if (!installed && s < module.attributesRead.size() && !module.attributesRead[s].empty()) {
         const auto found = byName_.find(target);
-        if (found != byName_.end() && found->second != kNone &&
-            modules_[found->second].resolved.searchKind == SearchPathKind::Installed) {
+        // Only a package whose distribution may reach torch can change grad mode for the
+        // caller: `np.zeros(...)` asks nothing of numpy (a module no metadata names may).
+        const Module* imported =
+            found != byName_.end() && found->second != kNone ? &modules_[found->second] : nullptr;
+        if (imported != nullptr && imported->resolved.searchKind == SearchPathKind::Installed &&
+            (imported->installedBy == nullptr ||
+             resolver_.mayReachTorch(*imported->installedBy))) {
           Demand read;
           read.names.insert(module.attributesRead[s].begin(), module.attributesRead[s].end());
           issue(module, target, read, false);

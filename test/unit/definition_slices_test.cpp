@@ -88,7 +88,10 @@ TEST(AttributesRead, WhatPlainImportsAreReadForAndNothingElse) {
                            "import a.b\n"
                            "import c\n"
                            "from d import e\n"
-                           "x = np.linalg.norm(v) + np.zeros(3) + xnp.fake + obj.np.fake\n"
+                           "x = np.linalg.norm(v) + np.zeros (3) + xnp.fake() + obj.np.fake()\n"
+                           "z: np.ndarray = np.float32\n"
+                           "@np.vectorize\n"
+                           "def f(): pass\n"
                            "y = a.b.Helper() + a.other + e.not_asked\n";
   const std::vector<python::ImportStatement> imports = python::scanImports(text);
   ASSERT_EQ(imports.size(), 4u);
@@ -96,7 +99,8 @@ TEST(AttributesRead, WhatPlainImportsAreReadForAndNothingElse) {
     return statement.module != "c";
   });
   ASSERT_EQ(read.size(), 4u);
-  EXPECT_EQ(read[0], (std::vector<std::string>{"linalg", "zeros"}));
+  // Not `ndarray` or `float32`: only read, nothing of them runs.
+  EXPECT_EQ(read[0], (std::vector<std::string>{"linalg", "vectorize", "zeros"}));
   EXPECT_EQ(read[1], std::vector<std::string>{"Helper"}); // `a.other` is not of `a.b`
   EXPECT_TRUE(read[2].empty()); // not wanted
   EXPECT_TRUE(read[3].empty()); // a from-import names what it takes

@@ -7,8 +7,8 @@ an interpreter, and neither may gradlint).
                           and a symlink loop
   make_env.py debian DIR  a Debian-style installation under DIR/usr: bin/python3 ->
                           python3.11, the standard library in lib/python3.11, the packages in
-                          lib/python3/dist-packages, one module in local/lib/python3.11/
-                          dist-packages
+                          lib/python3/dist-packages (one with a distutils egg-info file), one
+                          module in local/lib/python3.11/dist-packages
 """
 import os
 import shutil
@@ -27,7 +27,16 @@ def copy_packages(site):
     shutil.copytree(os.path.join(HERE, "site"), site, dirs_exist_ok=True)
     info = os.path.join(site, "cosmos_guardrail-0.1.0.dist-info")
     write(os.path.join(info, "METADATA"),
-          "Metadata-Version: 2.1\nName: cosmos-guardrail\nVersion: 0.1.0\n\nA guardrail.\n")
+          "Metadata-Version: 2.1\nName: cosmos-guardrail\nVersion: 0.1.0\n"
+          "Requires-Dist: Guard_Models (>=1.0)\nRequires-Dist: pytest; extra == \"test\"\n"
+          "\nA guardrail.\nRequires-Dist: not-a-header\n")
+    # Its requirement, which requires torch: cosmos_guardrail reaches torch through it.
+    write(os.path.join(site, "guard_models-1.0.dist-info", "METADATA"),
+          "Metadata-Version: 2.1\nName: guard.models\nVersion: 1.0\nRequires-Dist: torch\n")
+    # A distribution that requires nothing: imported whole, it is asked for nothing.
+    write(os.path.join(site, "undeclared-1.0.dist-info", "METADATA"),
+          "Metadata-Version: 2.1\nName: undeclared\nVersion: 1.0\n")
+    write(os.path.join(site, "undeclared-1.0.dist-info", "top_level.txt"), "undeclared\n")
     write(os.path.join(info, "top_level.txt"), "cosmos_guardrail\n")
     write(os.path.join(info, "RECORD"),
           "cosmos_guardrail/__init__.py,,\ncosmos_guardrail/checker.py,,\n"
@@ -61,6 +70,12 @@ def debian(root):
     copy_packages(os.path.join(usr, "lib", "python3", "dist-packages"))
     write(os.path.join(usr, "local", "lib", "python3.11", "dist-packages", "localpkg.py"),
           "import torch\n\n\ndef off():\n    torch.set_grad_enabled(False)\n")
+    # distutils (Debian's python3-* packages) writes the metadata as one file, name.egg-info.
+    dist = os.path.join(usr, "lib", "python3", "dist-packages")
+    write(os.path.join(dist, "distutils_pkg", "__init__.py"),
+          "import torch\n\n\ndef pause():\n    torch.set_grad_enabled(False)\n")
+    write(os.path.join(dist, "distutils_pkg-2.1.egg-info"),
+          "Metadata-Version: 1.1\nName: distutils-pkg\nVersion: 2.1\nRequires-Dist: torch\n")
 
 
 if __name__ == "__main__":

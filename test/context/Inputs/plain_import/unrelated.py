@@ -6,3 +6,4 @@ import cosmos_guardrail as guard
 def other_object(unguard):
     unguard.CosmosSafetyChecker()
     return guard.VERSION
+
