@@ -28,8 +28,10 @@ struct ImportUse {
 // For each plain `import m` / `import m as n` statement of a module (index into `imports`; others
 // get an empty list), the attributes of its bound name that run code anywhere in `text`, sorted
 // and unique: called (`X` of `n.X(...)`, `m.X(...)` of `import m`), used through (`n.X.f(...)`,
-// `n.X.attr`) or as a decorator (`@n.X`). What the module asks of a package it imports whole. A text search (strings and comments count too: asking for a name too many only reads
-// a little more); statements `wanted` rejects get an empty list. One pass over the text's dots.
+// `n.X.attr`) or as a decorator (`@n.X`): what the module asks of a package it imports whole.
+// A text search (strings and comments count too: asking for a name too many only reads a
+// little more); statements `wanted` rejects get an empty list. One pass over the text's dots.
+// The list is empty when no statement reads anything.
 template <typename Wanted>
 std::vector<std::vector<std::string>> attributesRead(
     std::string_view text, const std::vector<python::ImportStatement>& imports, Wanted wanted);
