@@ -22,6 +22,10 @@ struct FileStat {
 // nullopt for a path that is not a regular file.
 std::optional<FileStat> statFile(const std::string& path);
 
+// Any kind of entry (a folder's mtime moves when an entry is added, removed or renamed), links
+// followed; nullopt for a path that is not there.
+std::optional<FileStat> statEntry(const std::string& path);
+
 // The wall clock, in nanoseconds since the epoch.
 int64_t nowNs();
 

@@ -189,9 +189,10 @@ void printStats(const CheckStats& stats, std::ostream& out) {
 }
 
 // Adds the context modules the checked files reach (docs/context.md) to `inputs`; false when
-// context is off. Throws EnvironmentError and ConfigError.
+// context is off. `snapshot`: a context snapshot may answer (ContextRequest::snapshot). Throws
+// EnvironmentError and ConfigError.
 bool addContext(const CheckArgs& args, std::vector<FileInput>& inputs, ContextReport& report,
-                const std::filesystem::path& cacheDir) {
+                const std::filesystem::path& cacheDir, bool snapshot) {
   ContextSettings settings;
   settings.paths = args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
   settings.configPath = args.configPath;
@@ -200,6 +201,7 @@ bool addContext(const CheckArgs& args, std::vector<FileInput>& inputs, ContextRe
   settings.enabled = !args.noContext;
   settings.threads = args.threads;
   settings.cacheDir = cacheDir;
+  settings.snapshot = snapshot;
   return addProgramContext(settings, inputs, report);
 }
 
@@ -229,11 +231,21 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
     out << "gradlint: context: environment: none found (no --python, VIRTUAL_ENV, "
            "CONDA_PREFIX, .venv or venv at the project root, or python3 on PATH)\n";
   }
-  out << fmt::format("gradlint: context: {} project modules and {} installed modules read "
-                     "({} distributions{}{}) in {:.3f} s\n",
-                     report.projectModules, report.installedModules, report.distributions.size(),
-                     report.distributions.empty() ? "" : ": ",
-                     fmt::join(report.distributions, ", "), report.seconds);
+  if (report.fromSnapshot) {
+    out << fmt::format("gradlint: context: {} project modules and {} installed modules ({} "
+                       "distributions{}{}) as an earlier run found them: none of the {} paths "
+                       "it looked at changed (checked in {:.3f} s)\n",
+                       report.projectModules, report.installedModules,
+                       report.distributions.size(), report.distributions.empty() ? "" : ": ",
+                       fmt::join(report.distributions, ", "), report.snapshotPaths,
+                       report.seconds);
+  } else {
+    out << fmt::format("gradlint: context: {} project modules and {} installed modules read "
+                       "({} distributions{}{}) in {:.3f} s\n",
+                       report.projectModules, report.installedModules,
+                       report.distributions.size(), report.distributions.empty() ? "" : ": ",
+                       fmt::join(report.distributions, ", "), report.seconds);
+  }
   if (report.importsFromMemo > 0) {
     out << fmt::format("gradlint: context: imports of {} checked files from the cache (not read)\n",
                        report.importsFromMemo);
@@ -428,8 +440,11 @@ int runCheckCommand(const CheckArgs& args) {
   ContextReport contextReport;
   bool contextRead = false;
   try {
+    // Only a check the result cache may answer takes the context from a snapshot: fixes,
+    // diffs and summary files need the context modules' text.
+    const bool snapshot = !args.fix && !args.diff && args.summarizeTo.empty();
     contextRead = addContext(args, inputs, contextReport,
-                             noCache ? std::filesystem::path() : defaultCacheDir(args));
+                             noCache ? std::filesystem::path() : defaultCacheDir(args), snapshot);
   } catch (const EnvironmentError& error) {
     std::cerr << "gradlint: error: " << error.what() << '\n';
     return kExitError;
@@ -462,27 +477,49 @@ int runCheckCommand(const CheckArgs& args) {
     options.knownSummaries = std::move(known);
     options.knownSummariesKey += contextReport.cachedSummariesKey;
   }
-  const bool storeDistributions =
-      std::any_of(contextReport.distributionsRead.begin(), contextReport.distributionsRead.end(),
-                  [](const DistributionRead& read) { return read.grew; });
+  auto storeDistributions = [&] {
+    return std::any_of(contextReport.distributionsRead.begin(),
+                       contextReport.distributionsRead.end(),
+                       [](const DistributionRead& read) { return read.grew; });
+  };
   if (!args.summarizeTo.empty()) return writeSummaries(args, std::move(inputs), options);
 
   if (args.fix || args.diff) {
     return fixAndReport(args, format, std::move(inputs), options, readsStdin, std::move(errors));
   }
   options.releaseMemory = false; // the process ends after reporting
-  const bool storeProjectContext = contextReport.summaryGraph != nullptr;
-  options.keepSummaries = storeDistributions || storeProjectContext;
+  auto storeProjectContext = [&] { return contextReport.summaryGraph != nullptr; };
+  options.keepSummaries = storeDistributions() || storeProjectContext();
   // Context modules of the project summarised by an earlier run are not lowered again. Only a
   // run the result cache does not answer looks for their entries (its key covers every input).
   bool analysed = false;
   auto analyse = [&](const std::vector<FileInput>& all, const CheckOptions& given) {
     analysed = true;
-    if (!storeProjectContext) return runCheck(all, given);
     CheckOptions run = given;
+    std::vector<FileInput> collected;
+    const std::vector<FileInput>* toAnalyse = &all;
+    if (contextReport.fromSnapshot) {
+      // A snapshot names the context modules for the result cache's key; the analysis collects
+      // the context again (it needs the import graph). The same files on disk give the same
+      // context, so the result stored under the snapshot's key is this run's.
+      for (const FileInput& input : all) {
+        if (!input.context) collected.push_back(input);
+      }
+      ContextReport fresh;
+      try {
+        addContext(args, collected, fresh, defaultCacheDir(args), false);
+        contextReport = std::move(fresh);
+        toAnalyse = &collected;
+        run.keepSummaries = storeDistributions() || storeProjectContext();
+      } catch (const std::exception&) {
+        // The environment changed under the run: analyse what the snapshot named.
+        collected.clear();
+      }
+    }
+    if (!storeProjectContext()) return runCheck(*toAnalyse, run);
     const std::optional<std::vector<FileInput>> kept =
-        useCachedContextSummaries(all, run, contextReport);
-    return runCheck(kept ? *kept : all, run);
+        useCachedContextSummaries(*toAnalyse, run, contextReport);
+    return runCheck(kept ? *kept : *toAnalyse, run);
   };
   CheckResult result = noCache ? analyse(inputs, options)
                                : runCheckWithCache(std::move(inputs), options,
@@ -490,10 +527,10 @@ int runCheckCommand(const CheckArgs& args) {
   if (args.showContext) printContextSummaries(analysed, contextReport, std::cerr);
   if (result.summaries) {
     std::vector<std::string> warnings;
-    if (storeDistributions) {
+    if (storeDistributions()) {
       warnings.push_back(storeDistributionSummaries(contextReport, *result.summaries));
     }
-    if (storeProjectContext) {
+    if (storeProjectContext()) {
       warnings.push_back(storeContextSummaries(contextReport, *result.summaries, options.threads));
     }
     for (std::string& warning : warnings) {

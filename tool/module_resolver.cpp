@@ -105,12 +105,14 @@ std::vector<std::string> requirementNames(std::string_view text) {
 }
 
 // The top-level modules a distribution installed: top_level.txt, else the first path part of
-// each RECORD line.
-std::vector<std::string> topLevelModules(const fs::path& metadata) {
+// each RECORD line. The files tried join `tried`.
+std::vector<std::string> topLevelModules(const fs::path& metadata,
+                                         std::vector<std::string>& tried) {
   std::vector<std::string> names;
   std::string text;
   std::string error;
-  if (readWholeFile((metadata / "top_level.txt").string(), text, error)) {
+  tried.push_back((metadata / "top_level.txt").string());
+  if (readWholeFile(tried.back(), text, error)) {
     for (std::string_view line : Lines(text)) {
       std::string name(line);
       while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
@@ -118,7 +120,8 @@ std::vector<std::string> topLevelModules(const fs::path& metadata) {
     }
     return names;
   }
-  if (!readWholeFile((metadata / "RECORD").string(), text, error)) return names;
+  tried.push_back((metadata / "RECORD").string());
+  if (!readWholeFile(tried.back(), text, error)) return names;
   for (std::string_view line : Lines(text)) {
     const size_t cut = line.find_first_of("/,");
     std::string_view first = line.substr(0, cut);
@@ -177,7 +180,8 @@ FolderIndex::Kind FolderIndex::kindOf(const std::string& folder, const std::stri
     found = listing.entries.emplace(name, Listing::Entry{Kind::None, false}).first;
   }
   if (!found->second.resolved) {
-    found->second.kind = kindAt(join(folder, name));
+    entriesLookedAt_.push_back(join(folder, name));
+    found->second.kind = kindAt(entriesLookedAt_.back());
     found->second.resolved = true;
   }
   return found->second.kind;
@@ -185,6 +189,16 @@ FolderIndex::Kind FolderIndex::kindOf(const std::string& folder, const std::stri
 
 const std::unordered_set<std::string>& FolderIndex::compiledModules(const std::string& folder) {
   return listingOf(folder).compiled;
+}
+
+void FolderIndex::pathsLookedAt(std::vector<std::string>& out) const {
+  for (const auto& [folder, listing] : folders_) out.push_back(folder);
+  out.insert(out.end(), entriesLookedAt_.begin(), entriesLookedAt_.end());
+}
+
+void ModuleResolver::pathsLookedAt(std::vector<std::string>& out) const {
+  folders_.pathsLookedAt(out);
+  out.insert(out.end(), metadataLookedAt_.begin(), metadataLookedAt_.end());
 }
 
 ModuleResolver::ModuleResolver(std::vector<SearchPath> searchPaths)
@@ -269,6 +283,7 @@ const Distribution* ModuleResolver::distributionOf(size_t index, const std::stri
   if (added) {
     std::error_code ec;
     const fs::path& folder = searchPaths_[index].folder;
+    metadataLookedAt_.push_back(folder.string());
     std::vector<fs::path> metadataFolders;
     for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = it->path().filename().string();
@@ -282,10 +297,12 @@ const Distribution* ModuleResolver::distributionOf(size_t index, const std::stri
       std::string error;
       // distutils (Debian's python3-* packages among them) writes `name.egg-info` as a file:
       // the PKG-INFO itself.
-      if (!readWholeFile((metadata / "METADATA").string(), text, error) &&
-          !readWholeFile((metadata / "PKG-INFO").string(), text, error) &&
-          !(metadata.extension() == ".egg-info" &&
-            readWholeFile(metadata.string(), text, error))) {
+      auto read = [&](const fs::path& file) {
+        metadataLookedAt_.push_back(file.string());
+        return readWholeFile(metadataLookedAt_.back(), text, error);
+      };
+      if (!read(metadata / "METADATA") && !read(metadata / "PKG-INFO") &&
+          !(metadata.extension() == ".egg-info" && read(metadata))) {
         continue;
       }
       auto distribution = std::make_shared<Distribution>();
@@ -294,7 +311,7 @@ const Distribution* ModuleResolver::distributionOf(size_t index, const std::stri
       distribution->metadataFolder = metadata;
       distribution->requirements = requirementNames(text);
       if (distribution->name.empty()) continue;
-      std::vector<std::string> tops = topLevelModules(metadata);
+      std::vector<std::string> tops = topLevelModules(metadata, metadataLookedAt_);
       if (tops.empty()) {
         std::string guess = distribution->name;
         std::replace(guess.begin(), guess.end(), '-', '_');

@@ -62,6 +62,10 @@ public:
 
   static std::string join(const std::string& folder, const std::string& name);
 
+  // Every path whose state the answers so far depend on: the folders listed (or tried), and
+  // the entries looked at one by one (links, names in a folder that could not be listed).
+  void pathsLookedAt(std::vector<std::string>& out) const;
+
 private:
   struct Listing {
     bool listed = false; // false: opendir failed; entries fill as names are asked about
@@ -77,6 +81,7 @@ private:
   Listing& listingOf(const std::string& folder);
 
   std::unordered_map<std::string, Listing> folders_;
+  std::vector<std::string> entriesLookedAt_;
 };
 
 class ModuleResolver {
@@ -99,6 +104,11 @@ public:
 
   const std::vector<SearchPath>& searchPaths() const { return searchPaths_; }
 
+  // Every path whose state the answers so far depend on (folders listed, entries looked at,
+  // metadata files read or tried): what a run that trusts these answers again must see
+  // unchanged (tool/context_snapshot.h).
+  void pathsLookedAt(std::vector<std::string>& out) const;
+
 private:
   std::optional<ResolvedModule> find(const std::string& dotted);
 
@@ -107,6 +117,7 @@ private:
   FolderIndex folders_;
   // Per search path: top-level module name -> distribution (read on first use).
   std::unordered_map<size_t, std::map<std::string, std::shared_ptr<Distribution>>> distributions_;
+  std::vector<std::string> metadataLookedAt_; // the folders and files distributionOf read
   // Every installed distribution by normalised name (the first search path's wins), made on the
   // first mayReachTorch; and its answers.
   std::unordered_map<std::string, const Distribution*> byName_;

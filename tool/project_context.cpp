@@ -2,6 +2,7 @@
 
 #include "checkers/python/imports.h"
 #include "tool/config.h"
+#include "tool/context_snapshot.h"
 #include "tool/definition_slices.h"
 #include "tool/discover.h"
 #include "tool/file_stat.h"
@@ -288,6 +289,7 @@ struct Module {
   bool replayed = false;                // the entry's demands were made again
   std::set<std::string> targets; // the modules it asked for (its edges in the import graph)
   std::string contentKey;        // a checked file given or read: contentKeyOf its text
+  std::optional<FileStat> stat;  // read from disk: its stat before the read
   // A project module: the attributes read of what each plain import binds (attributesRead),
   // asked of the module it imports when that is installed.
   std::vector<std::vector<std::string>> attributesRead;
@@ -308,15 +310,21 @@ public:
   ContextCollector(std::vector<FileInput>& checked, const ContextRequest& request,
                    ContextReport& report)
       : checked_(checked), request_(request), report_(report),
-        resolver_(searchPaths(checked, request)) {}
+        resolver_(searchPaths(checked, request, searchFoldersTried_)) {}
 
   std::vector<FileInput> run();
+  // Stores what run() found, with the stat of every path it looked at, in `file`, when the
+  // run settled (it wrote nothing the next run would read differently) and every path's stat
+  // is old enough to vouch for what was read.
+  void storeSnapshot(const fs::path& file, const std::vector<FileInput>& inputs) const;
 
 private:
   // `path` made canonical (links resolved): how files named in different ways are compared.
   std::string normalPath(const fs::path& path) { return canonicalPaths_.of(path); }
+  // The search paths; `tried` gets every folder considered (some may not exist).
   static std::vector<SearchPath> searchPaths(const std::vector<FileInput>& checked,
-                                             const ContextRequest& request);
+                                             const ContextRequest& request,
+                                             std::vector<std::string>& tried);
   static constexpr size_t kNone = SIZE_MAX; // byName_: resolved to nothing worth reading
   // Asks for module `dotted` (`mayBeName`: it may be a name in its parent instead), imported by
   // installed code (`byInstalled`) or by the project's.
@@ -335,7 +343,13 @@ private:
   std::vector<FileInput>& checked_; // the roots: the text read of each is handed to the run
   const ContextRequest& request_;
   ContextReport& report_;
+  std::vector<std::string> searchFoldersTried_; // before resolver_, which is made from them
   ModuleResolver resolver_;
+  // For the snapshot: when run() started, the paths looked at besides the resolver's, and the
+  // distribution cache entries used (label, file).
+  int64_t startedNs_ = 0;
+  std::vector<std::string> lookedAt_;
+  std::vector<ContextSnapshot::CachedEntry> cachedEntries_;
   // A deque: follow() holds a module while demand() appends new ones.
   std::deque<Module> modules_;
   std::unordered_map<std::string, size_t> byName_;
@@ -351,6 +365,50 @@ private:
   CanonicalPaths canonicalPaths_;
 };
 
+// Loads the distribution cache entry `file` of the distribution `label`: its summaries join
+// the report's cached summaries, and its modules `modules` (when given). `textHash` is the
+// hash of its text: when given nonzero, the entry must have that text (what a snapshot saw).
+// False when there is no entry or it is damaged (a miss: the modules are read again and the
+// entry rewritten).
+bool loadDistributionEntry(const fs::path& file, const std::string& label,
+                           std::unordered_map<std::string, CachedModule>* modules,
+                           ContextReport& report, uint64_t& textHash) {
+  std::string text;
+  std::string error;
+  if (!readWholeFile(file.string(), text, error)) return false;
+  const uint64_t hash = XXH3_64bits(text.data(), text.size());
+  if (textHash != 0 && hash != textHash) return false;
+  textHash = hash;
+  std::unordered_map<std::string, CachedModule> cached;
+  auto summaries = std::make_shared<ir::SummaryTable>();
+  try {
+    const nlohmann::json entry = nlohmann::json::parse(text);
+    if (entry.at("format").get<int>() != kDistributionEntryFormat ||
+        entry.at("distribution").get<std::string>() != label ||
+        !readSummaries(entry.at("summaries").dump(), *summaries, error)) {
+      return false;
+    }
+    for (const nlohmann::json& item : entry.at("modules")) {
+      CachedModule module;
+      module.name = item.at("name").get<std::string>();
+      module.isPackageInit = item.at("init").get<bool>();
+      module.followed = item.at("followed").get<std::vector<std::string>>();
+      for (const nlohmann::json& issued : item.at("issued")) {
+        module.issued.push_back(issuedFromJson(issued));
+      }
+      cached.emplace(module.name, std::move(module));
+    }
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+  if (!report.cachedSummaries) report.cachedSummaries = std::make_shared<ir::SummaryTable>();
+  for (const auto& [name, summary] : summaries->all()) report.cachedSummaries->update(name, summary);
+  report.cachedSummariesKey += file.filename().string();
+  report.cachedDistributions.push_back(label);
+  if (modules != nullptr) *modules = std::move(cached);
+  return true;
+}
+
 size_t ContextCollector::distributionIndex(const Distribution& distribution) {
   const std::string label = distribution.label();
   auto [found, added] = distributionIndex_.try_emplace(label, report_.distributionsRead.size());
@@ -360,37 +418,17 @@ size_t ContextCollector::distributionIndex(const Distribution& distribution) {
   std::unordered_map<std::string, CachedModule> cached;
   if (!request_.cacheDir.empty()) {
     read.cacheFile = request_.cacheDir / "distributions" / distributionKey(distribution);
-    std::string text;
-    std::string error;
-    if (readWholeFile(read.cacheFile.string(), text, error)) {
-      // A damaged entry is a miss: the modules are read again and the entry rewritten.
-      try {
-        const nlohmann::json entry = nlohmann::json::parse(text);
-        if (entry.at("format").get<int>() == kDistributionEntryFormat &&
-            entry.at("distribution").get<std::string>() == label) {
-          auto summaries = std::make_shared<ir::SummaryTable>();
-          if (readSummaries(entry.at("summaries").dump(), *summaries, error)) {
-            for (const nlohmann::json& item : entry.at("modules")) {
-              CachedModule module;
-              module.name = item.at("name").get<std::string>();
-              module.isPackageInit = item.at("init").get<bool>();
-              module.followed = item.at("followed").get<std::vector<std::string>>();
-              for (const nlohmann::json& issued : item.at("issued")) {
-                module.issued.push_back(issuedFromJson(issued));
-              }
-              cached.emplace(module.name, std::move(module));
-            }
-            if (!report_.cachedSummaries) report_.cachedSummaries = std::make_shared<ir::SummaryTable>();
-            for (const auto& [name, summary] : summaries->all()) {
-              report_.cachedSummaries->update(name, summary);
-            }
-            report_.cachedSummariesKey += read.cacheFile.filename().string();
-            report_.cachedDistributions.push_back(label);
-          }
-        }
-      } catch (const nlohmann::json::exception&) {
-        cached.clear();
-      }
+    // Its key read RECORD (or the metadata folder's stat); the entry may be there or not.
+    lookedAt_.push_back((distribution.metadataFolder / "RECORD").string());
+    lookedAt_.push_back(distribution.metadataFolder.string());
+    // The entries are gradlint's, rewritten as a run grows them: the snapshot keeps the hash of
+    // the text it used (its stat, just written, would vouch for nothing yet), and that no entry
+    // was there.
+    uint64_t textHash = 0;
+    if (loadDistributionEntry(read.cacheFile, label, &cached, report_, textHash)) {
+      cachedEntries_.push_back({label, read.cacheFile.string(), textHash});
+    } else {
+      lookedAt_.push_back(read.cacheFile.string());
     }
   }
   report_.distributionsRead.push_back(std::move(read));
@@ -399,7 +437,8 @@ size_t ContextCollector::distributionIndex(const Distribution& distribution) {
 }
 
 std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInput>& checked,
-                                                      const ContextRequest& request) {
+                                                      const ContextRequest& request,
+                                                      std::vector<std::string>& tried) {
   std::vector<SearchPath> paths;
   std::unordered_set<std::string> seen;
   auto add = [&](const fs::path& folder, SearchPathKind kind) {
@@ -408,7 +447,9 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
     std::string key = normal;
     while (key.size() > 1 && key.back() == '/') key.pop_back();
     // Most checked files share a folder: each is looked at once.
-    if (!seen.insert(key).second || !fs::is_directory(key, ec)) return;
+    if (!seen.insert(key).second) return;
+    tried.push_back(key);
+    if (!fs::is_directory(key, ec)) return;
     paths.push_back({fs::path(key), kind});
   };
   // First party: the folder above each checked file's top package (where its module name
@@ -655,6 +696,7 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
   std::vector<size_t> reading;
   for (size_t index : pending) {
     Module& module = modules_[index];
+    lookedAt_.push_back(module.resolved.file.string());
     std::error_code ec;
     const uintmax_t size = fs::file_size(module.resolved.file, ec);
     if (ec) {
@@ -686,6 +728,7 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
       }
     }
     std::string error;
+    module.stat = statFile(module.resolved.file.string()); // before the read
     if (!readWholeFile(module.resolved.file.string(), module.text, error)) return;
     module.readable = true;
     module.imports = python::scanImports(module.text);
@@ -913,6 +956,7 @@ void keySummaries(const ContextGraph& graph, const std::vector<FileInput>& input
 }
 
 std::vector<FileInput> ContextCollector::run() {
+  startedNs_ = nowNs();
   // The checked files are the roots: each is read and scanned (in parallel), and what it
   // imports is asked for whole.
   std::vector<size_t> roots;
@@ -1056,6 +1100,7 @@ std::vector<FileInput> ContextCollector::run() {
     input.ref.inPackage =
         module.resolved.isPackageInit || module.name.find('.') != std::string::npos;
     input.contents = std::move(module.text);
+    input.contentsStat = module.stat;
     input.context = true;
     inputs.push_back(std::move(input));
   }
@@ -1064,6 +1109,124 @@ std::vector<FileInput> ContextCollector::run() {
   });
   report_.distributions.assign(distributions_.begin(), distributions_.end());
   report_.unresolved.assign(unresolved_.begin(), unresolved_.end());
+  return inputs;
+}
+
+// The report's counters a snapshot keeps, by the name it keeps them under.
+constexpr std::pair<const char*, size_t ContextReport::*> kSnapshotCounts[] = {
+    {"project-modules", &ContextReport::projectModules},
+    {"installed-modules", &ContextReport::installedModules},
+    {"stub-only", &ContextReport::stubOnly},
+    {"compiled", &ContextReport::compiled},
+    {"namespaces", &ContextReport::namespaces},
+    {"stdlib", &ContextReport::stdlib},
+    {"modelled", &ContextReport::modelled},
+    {"too-large", &ContextReport::skippedTooLarge},
+    {"unreadable", &ContextReport::skippedUnreadable},
+    {"over-budget", &ContextReport::skippedOverBudget},
+    {"cached-modules", &ContextReport::cachedModules},
+    {"imports-from-memo", &ContextReport::importsFromMemo},
+};
+
+void ContextCollector::storeSnapshot(const fs::path& file,
+                                     const std::vector<FileInput>& inputs) const {
+  // A run that read installed modules writes their distribution's entry after the analysis:
+  // the next run reads that entry instead, and stores the snapshot.
+  for (const DistributionRead& read : report_.distributionsRead) {
+    if (read.grew) return;
+  }
+  std::vector<std::string> paths = searchFoldersTried_;
+  for (const FileInput& input : checked_) {
+    if (isPythonPath(input.ref.path)) paths.push_back(input.ref.path);
+  }
+  paths.insert(paths.end(), lookedAt_.begin(), lookedAt_.end());
+  resolver_.pathsLookedAt(paths);
+  std::unordered_set<std::string_view> once;
+  std::vector<std::string> unique;
+  for (const std::string& path : paths) {
+    if (once.insert(path).second) unique.push_back(path);
+  }
+  std::optional<std::vector<std::pair<std::string, std::optional<FileStat>>>> seen =
+      statForSnapshot(unique, startedNs_);
+  if (!seen) return; // something changed just before or during the run: not remembered yet
+  ContextSnapshot snapshot;
+  snapshot.takenNs = startedNs_;
+  snapshot.seen = std::move(*seen);
+  for (const FileInput& input : inputs) {
+    snapshot.inputs.push_back({input.ref.path, input.ref.moduleName, input.origin,
+                               input.ref.isPackageInit, input.ref.inPackage});
+  }
+  for (const auto& [name, field] : kSnapshotCounts) snapshot.counts[name] = report_.*field;
+  snapshot.unresolved = report_.unresolved;
+  snapshot.distributions = report_.distributions;
+  snapshot.cachedEntries = cachedEntries_;
+  writeContextSnapshot(file, snapshot); // one not written is only slower next time
+}
+
+// The snapshot's name: everything a collection depends on besides the paths it looks at.
+std::string snapshotKey(const std::vector<FileInput>& checked, const ContextRequest& request) {
+  KeyHasher key;
+  key.add("context snapshot 1");
+  addBuildIdentity(key);
+  key.add(fs::current_path().string());
+  key.add(request.projectRoot.string());
+  key.add(static_cast<uint64_t>(request.maxModuleBytes));
+  key.add(static_cast<uint64_t>(request.maxInstalledBytes));
+  key.add(static_cast<uint64_t>(request.environment.has_value()));
+  if (request.environment) {
+    for (const SearchPath& path : request.environment->searchPaths) {
+      key.add(path.folder.string());
+      key.add(static_cast<uint64_t>(path.kind));
+    }
+  }
+  key.add(static_cast<uint64_t>(checked.size()));
+  for (const FileInput& input : checked) {
+    key.add(input.ref.path);
+    key.add(input.ref.moduleName);
+    key.add(static_cast<uint64_t>(input.ref.isPackageInit) << 1 |
+            static_cast<uint64_t>(input.ref.inPackage));
+  }
+  return key.hex();
+}
+
+// The context `snapshot` records, when it still holds: the context modules (without their
+// text) and the report's counts. Nullopt when a path changed or an entry it used cannot be
+// loaded.
+std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snapshot,
+                                                     ContextReport& report) {
+  if (!contextSnapshotHolds(snapshot)) return std::nullopt;
+  ContextReport replayed;
+  replayed.projectRoot = report.projectRoot;
+  replayed.environment = report.environment;
+  replayed.projectRootFoundBy = report.projectRootFoundBy;
+  for (const ContextSnapshot::CachedEntry& entry : snapshot.cachedEntries) {
+    uint64_t textHash = entry.textHash;
+    if (!loadDistributionEntry(entry.file, entry.label, nullptr, replayed, textHash)) {
+      return std::nullopt;
+    }
+  }
+  for (const auto& [name, field] : kSnapshotCounts) {
+    const auto found = snapshot.counts.find(name);
+    if (found == snapshot.counts.end()) return std::nullopt;
+    replayed.*field = found->second;
+  }
+  replayed.unresolved = snapshot.unresolved;
+  replayed.distributions = snapshot.distributions;
+  replayed.fromSnapshot = true;
+  replayed.snapshotPaths = snapshot.seen.size();
+  std::vector<FileInput> inputs;
+  inputs.reserve(snapshot.inputs.size());
+  for (const ContextSnapshot::Input& module : snapshot.inputs) {
+    FileInput input;
+    input.ref.path = module.path;
+    input.ref.moduleName = module.moduleName;
+    input.ref.isPackageInit = module.isPackageInit;
+    input.ref.inPackage = module.inPackage;
+    input.origin = module.origin;
+    input.context = true;
+    inputs.push_back(std::move(input));
+  }
+  report = std::move(replayed);
   return inputs;
 }
 
@@ -1093,7 +1256,29 @@ std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
   const auto start = std::chrono::steady_clock::now();
   report.projectRoot = request.projectRoot;
   report.environment = request.environment;
-  std::vector<FileInput> context = ContextCollector(checked, request, report).run();
+  // A snapshot serves the files on disk: not a buffer or stdin.
+  const bool snapshot =
+      request.snapshot && !request.cacheDir.empty() &&
+      (request.openTexts == nullptr || request.openTexts->empty()) &&
+      std::none_of(checked.begin(), checked.end(), [](const FileInput& input) {
+        return input.contents.has_value() || input.ref.path == "-";
+      });
+  fs::path snapshotFile;
+  if (snapshot) {
+    snapshotFile = request.cacheDir / "context" /
+                   ("collection-" + snapshotKey(checked, request) + ".txt");
+    if (const std::optional<ContextSnapshot> stored = readContextSnapshot(snapshotFile)) {
+      if (std::optional<std::vector<FileInput>> context = replaySnapshot(*stored, report)) {
+        report.contextSummaryDir = request.cacheDir / "context" / "summaries";
+        report.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return std::move(*context);
+      }
+    }
+  }
+  ContextCollector collector(checked, request, report);
+  std::vector<FileInput> context = collector.run();
+  if (snapshot) collector.storeSnapshot(snapshotFile, context);
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return context;
@@ -1118,6 +1303,7 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
   request.threads = settings.threads;
   request.openTexts = &settings.openTexts;
   request.cacheDir = settings.cacheDir;
+  request.snapshot = settings.snapshot;
   if (!settings.projectRoot.empty() || config->projectRoot) {
     const bool fromCommandLine = !settings.projectRoot.empty();
     const std::string root = fromCommandLine ? settings.projectRoot : *config->projectRoot;

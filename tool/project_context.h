@@ -36,6 +36,9 @@ struct ContextRequest {
   const std::unordered_map<std::string, std::string>* openTexts = nullptr; // ContextSettings'
   // Where installed distributions' summaries are cached (empty: not cached).
   std::filesystem::path cacheDir;
+  // Whether a context snapshot (tool/context_snapshot.h) may answer, and one be stored: for a
+  // run whose inputs are the files on disk, where only the result cache needs the context.
+  bool snapshot = false;
 };
 
 // A demand an installed module made of another: the module asked for, the names asked of it,
@@ -104,13 +107,19 @@ struct ContextReport {
   std::filesystem::path contextSummaryDir; // empty: not cached
   size_t projectFromCache = 0;  // context modules of the project whose summaries were cached
   size_t projectSummarised = 0; // those lowered and summarised in this run
+  // The context came from a snapshot: the context modules are named, not read, and there is
+  // no summaryGraph. A run the result cache does not answer collects the context again.
+  bool fromSnapshot = false;
+  size_t snapshotPaths = 0; // the paths the snapshot's stats were compared for
 };
 
 // The context modules `checked` reach, as inputs for runCheck (FileInput::context set, their
-// text read). The checked files read to find their imports keep the text read (contents set):
-// the run checks what was scanned, and reads nothing twice. Installed modules are named by their path inside their search folder
+// text read, with the stat taken before the read). The checked files read to find their
+// imports keep the text read (contents set): the run checks what was scanned, and reads
+// nothing twice. Installed modules are named by their path inside their search folder
 // (`cosmos_guardrail/checker.py`) and carry their distribution. Never throws for what it reads:
-// unreadable, undecodable, huge or cyclic code is skipped or read once.
+// unreadable, undecodable, huge or cyclic code is skipped or read once. From a snapshot
+// (ContextReport::fromSnapshot), the context modules come without their text.
 std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
                                       const ContextRequest& request, ContextReport& report);
 
@@ -126,6 +135,7 @@ struct ContextSettings {
   // Files whose text is not what is on disk (an editor's open buffers), by absolute path.
   std::unordered_map<std::string, std::string> openTexts;
   std::filesystem::path cacheDir; // the distribution cache's folder; empty: none
+  bool snapshot = false;          // ContextRequest::snapshot
 };
 
 // Finds the project root and the environment, and appends the context modules `inputs` reach
