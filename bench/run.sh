@@ -149,7 +149,8 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
 
 # The whole-program view (docs/context.md): a few named files of the corpus against the whole
 # corpus, cold and after a full run filled the cache; and examples/ with Debian's system
-# interpreter as the environment against the same check without context, cold and warm.
+# interpreter as the environment against the same check without context, cold and warm; and a
+# 50-file project of corpus modules, warm, with that environment and without context.
 bench_context() {
   local check=("$gradlint" check --exit-zero --output-format concise --select ALL --preview
                -j"$threads")
@@ -207,6 +208,31 @@ bench_context() {
     ctx_row "examples/, --no-context, warm (base of the next)" "$ww" "$wc" "${best_mb[bare_warm]}" "$ww" "$wc"
     ctx_row "examples/, --python /usr/bin/python3, warm" "${best_wall[env_warm]}" \
       "${best_cpu[env_warm]}" "${best_mb[env_warm]}" "$ww" "$wc"
+    # A 50-file project: 50 modules of the corpus's nn/ in one folder under a pyproject.toml,
+    # checked from inside it (the paths below are absolute). The context snapshot trusts only
+    # paths older than 3 s: the copy ages before the runs.
+    local project="$work/project50" here_dir=$PWD
+    local in_project=("$(cd "$(dirname "$gradlint")" && pwd)/gradlint" "${check[@]:1}")
+    rm -rf "$project" "$work/p50-env" "$work/p50-bare"
+    mkdir -p "$project/layers" && : >"$project/pyproject.toml"
+    find "$corpus/nn" -name '*.py' ! -name '__init__.py' | sort | head -50 |
+      while read -r f; do cp "$f" "$project/layers/$(echo "${f#"$corpus"/}" | tr / _)"; done
+    sleep 3.2
+    cd "$project"
+    "${in_project[@]}" --cache-dir "$work/p50-bare" --no-context . >/dev/null 2>&1 || true
+    "${in_project[@]}" --cache-dir "$work/p50-env" --python /usr/bin/python3 . >/dev/null 2>&1 || true
+    best_wall=(); best_cpu=(); best_mb=()
+    for _ in $(seq $((runs * 3))); do
+      time_once "${in_project[@]}" --cache-dir "$work/p50-bare" --no-context .; keep p50_bare
+      time_once "${in_project[@]}" --cache-dir "$work/p50-env" --python /usr/bin/python3 .
+      keep p50_env
+    done
+    cd "$here_dir"
+    local pw=${best_wall[p50_bare]} pc=${best_cpu[p50_bare]}
+    ctx_row "50-file project, --no-context, warm (base of the next)" "$pw" "$pc" \
+      "${best_mb[p50_bare]}" "$pw" "$pc"
+    ctx_row "50-file project, --python /usr/bin/python3, warm" "${best_wall[p50_env]}" \
+      "${best_cpu[p50_env]}" "${best_mb[p50_env]}" "$pw" "$pc"
   fi
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include <dirent.h>
+
 namespace gradlint {
 namespace {
 
@@ -100,16 +102,21 @@ struct PathList {
 
 // The folders a .pth file's path lines add (`import` lines run code: never followed).
 void addPthFolders(const fs::path& site, PathList& list) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".pth") files.push_back(it->path());
+  // Every run lists each installed folder (dist-packages holds hundreds of entries): readdir,
+  // not a path object per entry.
+  std::vector<std::string> files;
+  if (DIR* dir = ::opendir(site.c_str())) {
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string_view name = entry->d_name;
+      if (name.size() > 4 && name.ends_with(".pth")) files.push_back((site / name).string());
+    }
+    ::closedir(dir);
   }
   std::sort(files.begin(), files.end()); // site.py reads them in name order
-  for (const fs::path& file : files) {
+  for (const std::string& file : files) {
     std::string text;
     std::string error;
-    if (!readWholeFile(file.string(), text, error)) continue;
+    if (!readWholeFile(file, text, error)) continue;
     for (std::string_view raw : Lines(text)) {
       const std::string line = trim(raw);
       if (line.empty() || line[0] == '#' || line.starts_with("import ") ||
