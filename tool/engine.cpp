@@ -70,6 +70,7 @@ struct FileState {
   python::ChunkLayout layout;
   std::vector<bool> chosen; // per chunk: mentions a needle
   bool optimizersChosen = false;
+  std::vector<bool> chosenAsBinding; // per chunk: chosen only as a binding of module code
   std::vector<python::ByteRange> ranges;
   // A large file's last tree: if a rescan adds chunks, the parse reuses what did not change.
   std::unique_ptr<python::DocumentMemo> treeMemo;
@@ -253,13 +254,16 @@ bool chooseMentions(FileState& state, const std::vector<python::Mention>& mentio
 
 // After choosing: the ranges to parse. Once anything is parsed, so is every mention of an
 // optimizer (`self.opt = torch.optim.SGD(...)` in an `__init__` that names no marker tells the
-// training rules which `.step()` is an optimizer's).
+// training rules which `.step()` is an optimizer's), and the module-level statements that use
+// what a chosen one binds (python::chooseModuleFlow).
 void planRanges(FileState& state) {
   if (!state.optimizersChosen) {
     state.optimizersChosen = true;
     static const python::NeedleSearch kOptimizers({"optim"}, python::Match::Substring);
     python::chooseMentioned(state.layout, kOptimizers.find(state.source->bytes()), state.chosen);
   }
+  python::chooseModuleFlow(state.source->bytes(), state.layout, state.chosen,
+                           state.chosenAsBinding);
   state.ranges = python::chosenRanges(state.layout.chunks, state.chosen);
 }
 

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace gradlint::python {
 namespace {
@@ -423,6 +425,149 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& ment
 bool chooseChunks(std::string_view text, const ChunkLayout& layout,
                   const std::vector<std::string>& needles, std::vector<bool>& chosen, Match match) {
   return chooseMentioned(layout, NeedleSearch(needles, match).find(text), chosen);
+}
+
+std::vector<std::string> namesBoundAtStart(std::string_view statement) {
+  std::vector<std::string> names;
+  size_t at = 0;
+  auto skipSpaces = [&] {
+    while (at < statement.size() && (statement[at] == ' ' || statement[at] == '\t')) ++at;
+  };
+  // Target groups `a, b =`, chained (`a = b = 2`); anything else ends the targets.
+  while (true) {
+    std::vector<std::string> group;
+    while (true) {
+      skipSpaces();
+      const size_t start = at;
+      if (at < statement.size() && std::isdigit(static_cast<unsigned char>(statement[at]))) {
+        return names;
+      }
+      while (at < statement.size() && isWordChar(statement[at])) ++at;
+      if (at == start) return names;
+      group.emplace_back(statement.substr(start, at - start));
+      skipSpaces();
+      if (at < statement.size() && statement[at] == ',') {
+        ++at;
+        continue;
+      }
+      break;
+    }
+    if (at < statement.size() && statement[at] == ':' && group.size() == 1) {
+      names.push_back(group.front()); // an annotated name: bound whether or not a value follows
+      return names;
+    }
+    if (at + 1 < statement.size() && statement[at] == '=' && statement[at + 1] != '=') {
+      names.insert(names.end(), group.begin(), group.end());
+      ++at;
+      continue;
+    }
+    return names;
+  }
+}
+
+bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
+                      std::vector<bool>& chosen, std::vector<bool>& asBinding) {
+  const std::vector<SourceChunk>& chunks = layout.chunks;
+  if (asBinding.size() != chunks.size()) asBinding.assign(chunks.size(), false);
+  auto isStatement = [&](size_t i) {
+    return !chunks[i].definition && chunks[i].header < 0 && !chunks[i].imports;
+  };
+  // The names each statement binds at its start, and the statements binding each name.
+  std::unordered_map<uint32_t, std::vector<std::string>> bindsOf;
+  std::unordered_map<std::string_view, std::vector<uint32_t>> binders;
+  bool anyChosen = false;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (!isStatement(i)) continue;
+    anyChosen = anyChosen || (chosen[i] && !asBinding[i]);
+    std::vector<std::string> names =
+        namesBoundAtStart(text.substr(chunks[i].start, chunks[i].end - chunks[i].start));
+    if (!names.empty()) bindsOf.emplace(static_cast<uint32_t>(i), std::move(names));
+  }
+  if (!anyChosen || bindsOf.empty()) return false;
+  for (const auto& [statement, names] : bindsOf) {
+    for (const std::string& name : names) binders[name].push_back(statement);
+  }
+  bool marked = false;
+  if (binders.size() >= 0xffff) { // more names than one search holds (generated code)
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (isStatement(i) && !chosen[i]) chosen[i] = marked = true;
+    }
+    return marked;
+  }
+  // Which statements name each bound name, and the names each statement names.
+  std::vector<std::string> needles;
+  needles.reserve(binders.size());
+  for (const auto& [name, statements] : binders) needles.emplace_back(name);
+  std::unordered_map<std::string_view, std::vector<uint32_t>> users;
+  std::unordered_map<uint32_t, std::vector<std::string_view>> namesIn;
+  const std::vector<ByteRange>& inert = layout.inert;
+  for (const Mention& mention : NeedleSearch(needles, Match::Word).find(text)) {
+    const uint32_t at = mention.at;
+    auto after = std::upper_bound(inert.begin(), inert.end(), at,
+                                  [](uint32_t byte, const ByteRange& r) { return byte < r.start; });
+    if (after != inert.begin() && at < std::prev(after)->end) continue;
+    auto chunk = std::upper_bound(chunks.begin(), chunks.end(), at,
+                                  [](uint32_t byte, const SourceChunk& c) { return byte < c.start; });
+    if (chunk == chunks.begin()) continue;
+    const auto index = static_cast<uint32_t>(std::prev(chunk) - chunks.begin());
+    if (!isStatement(index)) continue;
+    size_t end = at;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    const std::string_view name = text.substr(at, end - at);
+    std::vector<uint32_t>& naming = users[name];
+    if (naming.empty() || naming.back() != index) {
+      naming.push_back(index);
+      namesIn[index].push_back(name);
+    }
+  }
+  auto choose = [&](uint32_t statement, std::vector<uint32_t>& work, bool binding) {
+    if (chosen[statement] && !(asBinding[statement] && !binding)) return;
+    if (!chosen[statement]) marked = true;
+    chosen[statement] = true;
+    asBinding[statement] = binding;
+    work.push_back(statement);
+  };
+  // Forward, from the chosen statements: what a statement binds reaches the statements that
+  // name it, transitively (`m = load(...)`, `m2 = m`, `m2.train()`).
+  std::vector<uint32_t> work;
+  std::vector<uint32_t> reached; // chosen, or reached forward
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (isStatement(i) && chosen[i] && !asBinding[i]) work.push_back(static_cast<uint32_t>(i));
+  }
+  std::unordered_set<std::string_view> followed;
+  while (!work.empty()) {
+    const uint32_t statement = work.back();
+    work.pop_back();
+    reached.push_back(statement);
+    const auto binds = bindsOf.find(statement);
+    if (binds == bindsOf.end()) continue;
+    for (const std::string& name : binds->second) {
+      if (!followed.insert(name).second) continue;
+      if (const auto found = users.find(name); found != users.end()) {
+        for (uint32_t user : found->second) choose(user, work, false);
+      }
+    }
+  }
+  // Backward, from those: what a statement names reaches the statements binding it,
+  // transitively (`offload_map = {...}` above `heavy = X.from_pretrained(...,
+  // device_map=offload_map)`). A binding reached this way does not reach its other uses.
+  work = std::move(reached);
+  followed.clear();
+  while (!work.empty()) {
+    const uint32_t statement = work.back();
+    work.pop_back();
+    const auto names = namesIn.find(statement);
+    if (names == namesIn.end()) continue;
+    for (std::string_view name : names->second) {
+      if (!followed.insert(name).second) continue;
+      if (const auto found = binders.find(name); found != binders.end()) {
+        for (uint32_t binder : found->second) {
+          if (!chosen[binder]) choose(binder, work, true);
+        }
+      }
+    }
+  }
+  return marked;
 }
 
 std::vector<std::string> importAliases(std::string_view text,

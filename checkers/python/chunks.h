@@ -123,6 +123,24 @@ std::vector<Mention> findMentions(std::string_view text, const std::vector<std::
 bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
                      std::vector<bool>& chosen);
 
+// Module code is one flow, like a function's body. From the chosen module-level statements,
+// forward: a statement that names (as a whole word, outside comments and strings) what a
+// chosen one binds at its start (`heavy = ...`, `a, b = ...`, `x: T = ...`) is chosen, and so
+// on over what it binds; then backward from all of those: the statements binding what they
+// name, and so on over what those name. `heavy = X.from_pretrained(...,
+// device_map=offload_map)` makes `heavy.train()` below and `offload_map = {...}` above matter,
+// whichever rules' markers chose it. One search over the text for every bound name, then two
+// walks over the statements: linear in the mentions. True when a chunk was newly marked.
+// `asBinding` (one flag per chunk, kept between calls) marks the statements chosen only as a
+// binding (backward): a later call does not walk forward from them, so calling again after
+// more chunks were chosen adds only what those reach.
+bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout, std::vector<bool>& chosen,
+                      std::vector<bool>& asBinding);
+
+// The names a module-level statement binds at its start, before its first `=` (not `==`):
+// `a = 1`, `a, b = f()`, `a: int = 1`, `a = b = 2` (both). Empty for any other statement.
+std::vector<std::string> namesBoundAtStart(std::string_view statement);
+
 // findMentions and chooseMentioned in one call.
 bool chooseChunks(std::string_view text, const ChunkLayout& layout,
                   const std::vector<std::string>& needles, std::vector<bool>& chosen,

@@ -134,6 +134,56 @@ TEST(Chunks, RelevantRangesKeepModuleCodeAndMentioningDefinitions) {
   EXPECT_TRUE(chosenRanges(chunks, none).empty());
 }
 
+TEST(Chunks, NamesBoundAtStartOfAStatement) {
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(namesBoundAtStart("a = 1\n"), (Names{"a"}));
+  EXPECT_EQ(namesBoundAtStart("a, b = f()\n"), (Names{"a", "b"}));
+  EXPECT_EQ(namesBoundAtStart("a: int = 1\n"), (Names{"a"}));
+  EXPECT_EQ(namesBoundAtStart("total: float\n"), (Names{"total"}));
+  EXPECT_EQ(namesBoundAtStart("a = b = 2\n"), (Names{"a", "b"}));
+  EXPECT_EQ(namesBoundAtStart("a == b\n"), Names{});
+  EXPECT_EQ(namesBoundAtStart("a.b = 1\n"), Names{}); // an attribute: binds no name
+  EXPECT_EQ(namesBoundAtStart("f(x=1)\n"), Names{});
+  EXPECT_EQ(namesBoundAtStart("for m in ms:\n    m.train()\n"), Names{});
+  EXPECT_EQ(namesBoundAtStart("1 = x\n"), Names{});
+}
+
+// Module code is one flow: from a chosen statement forward over what it binds, then backward
+// over what the statements reached name.
+TEST(Chunks, ModuleFlowChoosesUsesAndBindingsOfChosenStatements) {
+  const std::string text = "import torch\n"                               // 0 (import)
+                           "offload_map = {'a': 'disk'}\n"                 // 1 binding read
+                           "heavy = load(device_map=offload_map)\n"        // 2 chosen
+                           "alias = heavy\n"                               // 3 forward
+                           "alias.train()\n"                               // 4 forward
+                           "other = 3\n"                                   // 5 unrelated
+                           "print(other, offload_map)\n"                   // 6 another use
+                           "# heavy in a comment\n"                        // (inert)
+                           "x = 'heavy'\n"                                 // 7 a string
+                           "def f():\n    heavy.train()\n";               // 8 a function
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 9u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  std::vector<bool> asBinding;
+  chosen[2] = true;
+  EXPECT_TRUE(chooseModuleFlow(text, layout, chosen, asBinding));
+  EXPECT_EQ(chosen,
+            (std::vector<bool>{false, true, true, true, true, false, false, false, false}));
+  EXPECT_EQ(asBinding,
+            (std::vector<bool>{false, true, false, false, false, false, false, false, false}));
+  // Again: the binding reached backward starts no forward walk, so nothing is new.
+  EXPECT_FALSE(chooseModuleFlow(text, layout, chosen, asBinding));
+  // A use of `other` chosen later (a rescan) reaches its binding.
+  chosen[6] = true;
+  EXPECT_TRUE(chooseModuleFlow(text, layout, chosen, asBinding));
+  EXPECT_TRUE(chosen[5]);
+  // Nothing chosen at module level: nothing to follow.
+  std::vector<bool> onlyFunction(layout.chunks.size(), false);
+  std::vector<bool> none;
+  onlyFunction[8] = true;
+  EXPECT_FALSE(chooseModuleFlow(text, layout, onlyFunction, none));
+}
+
 // Class splitting: the header, then one chunk per member (decorators with their def), nested
 // classes split in turn.
 TEST(Chunks, ClassesSplitIntoHeaderAndMembers) {
