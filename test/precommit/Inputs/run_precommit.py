@@ -15,6 +15,9 @@ output for FileCheck:
      call.
   5. a staged notebook whose cell 2 disables grad and cell 3 trains: the commit fails (the
      hook's `types_or` passes notebooks).
+  6. a caller of a class from an installed package whose `__init__` leaves grad mode disabled,
+     the package in a virtual environment at the project's `.venv` (made by
+     test/context/Inputs/make_env.py, ignored by git): the commit fails at the caller's line.
 Everything is local: pre-commit clones the hook repository from its path, and `language:
 system` installs nothing. The folder holding GRADLINT_BINARY goes first on PATH.
 """
@@ -63,6 +66,13 @@ def train_step(model):
     return model
 """
 
+INSTALLED_CALLER = """from cosmos_guardrail import CosmosSafetyChecker
+
+
+def build():
+    return CosmosSafetyChecker()
+"""
+
 NOTEBOOK = json.dumps({
     "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
                "source": source}
@@ -90,6 +100,8 @@ def main() -> int:
         "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
         "NO_COLOR": "1",
     })
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):  # the project's .venv decides
+        env.pop(variable, None)
     os.makedirs(env["HOME"])
 
     def run(args, cwd, check=True):
@@ -114,7 +126,9 @@ def main() -> int:
     with open(os.path.join(project, ".pre-commit-config.yaml"), "w") as config:
         config.write(f"repos:\n  - repo: {hooks}\n    rev: {rev}\n    hooks:\n"
                      "      - id: gradlint\n")
-    run(["git", "add", ".pre-commit-config.yaml"], project)
+    with open(os.path.join(project, ".gitignore"), "w") as ignore:
+        ignore.write(".venv/\n.gradlint_cache/\n")
+    run(["git", "add", ".pre-commit-config.yaml", ".gitignore"], project)
     run(["git", "commit", "-q", "--no-verify", "-m", "config"], project)
     run(["pre-commit", "install"], project)
 
@@ -134,6 +148,9 @@ def main() -> int:
     attempt("helper", "helper.py", HELPER)
     attempt("caller", "caller.py", CALLER)
     attempt("notebook", "train.ipynb", NOTEBOOK)
+    run([sys.executable, os.path.join(source_root, "test/context/Inputs/make_env.py"), "venv",
+         os.path.join(project, ".venv")], project)
+    attempt("installed", "pipeline.py", INSTALLED_CALLER)
     return 0
 
 
