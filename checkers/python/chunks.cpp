@@ -370,10 +370,27 @@ std::vector<Mention> findMentions(std::string_view text, const std::vector<std::
   return NeedleSearch(needles, match).find(text);
 }
 
+namespace {
+
+// The chunk holding byte `at` in code, or SIZE_MAX when `at` is in a comment or string or before
+// the first statement (a blank line). Both lists are sorted: a binary search each.
+size_t codeChunkAt(const ChunkLayout& layout, uint32_t at) {
+  const std::vector<ByteRange>& inert = layout.inert;
+  auto after = std::upper_bound(inert.begin(), inert.end(), at,
+                                [](uint32_t byte, const ByteRange& r) { return byte < r.start; });
+  if (after != inert.begin() && at < std::prev(after)->end) return SIZE_MAX;
+  const std::vector<SourceChunk>& chunks = layout.chunks;
+  auto chunk = std::upper_bound(chunks.begin(), chunks.end(), at,
+                                [](uint32_t byte, const SourceChunk& c) { return byte < c.start; });
+  if (chunk == chunks.begin()) return SIZE_MAX;
+  return static_cast<size_t>(std::prev(chunk) - chunks.begin());
+}
+
+} // namespace
+
 bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
                      std::vector<bool>& chosen) {
   const std::vector<SourceChunk>& chunks = layout.chunks;
-  const std::vector<ByteRange>& inert = layout.inert;
   bool marked = false;
   auto mark = [&](size_t index) {
     if (!chosen[index]) {
@@ -397,16 +414,8 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& ment
     }
   };
   for (const Mention& mention : mentions) {
-    const uint32_t at = mention.at;
-    // Both lists are sorted and mentions are few: a binary search each.
-    auto after = std::upper_bound(inert.begin(), inert.end(), at,
-                                  [](uint32_t byte, const ByteRange& r) { return byte < r.start; });
-    if (after != inert.begin() && at < std::prev(after)->end) continue;
-    auto chunk = std::upper_bound(
-        chunks.begin(), chunks.end(), at,
-        [](uint32_t byte, const SourceChunk& c) { return byte < c.start; });
-    if (chunk == chunks.begin()) continue; // before the first statement: a blank line
-    const size_t index = static_cast<size_t>(std::prev(chunk) - chunks.begin());
+    const size_t index = codeChunkAt(layout, mention.at);
+    if (index == SIZE_MAX) continue;
     const SourceChunk& found = chunks[index];
     if (found.membersEnd > 0) {
       markClass(index); // a header: decorators or bases apply to every member
@@ -500,17 +509,11 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
   for (const auto& [name, statements] : binders) needles.emplace_back(name);
   std::unordered_map<std::string_view, std::vector<uint32_t>> users;
   std::unordered_map<uint32_t, std::vector<std::string_view>> namesIn;
-  const std::vector<ByteRange>& inert = layout.inert;
   for (const Mention& mention : NeedleSearch(needles, Match::Word).find(text)) {
     const uint32_t at = mention.at;
-    auto after = std::upper_bound(inert.begin(), inert.end(), at,
-                                  [](uint32_t byte, const ByteRange& r) { return byte < r.start; });
-    if (after != inert.begin() && at < std::prev(after)->end) continue;
-    auto chunk = std::upper_bound(chunks.begin(), chunks.end(), at,
-                                  [](uint32_t byte, const SourceChunk& c) { return byte < c.start; });
-    if (chunk == chunks.begin()) continue;
-    const auto index = static_cast<uint32_t>(std::prev(chunk) - chunks.begin());
-    if (!isStatement(index)) continue;
+    const size_t found = codeChunkAt(layout, at);
+    if (found == SIZE_MAX || !isStatement(found)) continue;
+    const auto index = static_cast<uint32_t>(found);
     size_t end = at;
     while (end < text.size() && isWordChar(text[end])) ++end;
     const std::string_view name = text.substr(at, end - at);
