@@ -1,5 +1,5 @@
 # Install rules (`cmake --install build --prefix P`) and the Debian packages (`cpack -G DEB` in
-# the build folder). The layout is the one tool/install_layout.h looks for, relative to the
+# the build folder). The layout is the one program/install_layout.h looks for, relative to the
 # executable: P/bin/gradlint, P/lib/gradlint/ (the C++ module, the clang-tidy plugin, the probe's
 # tracer), P/share/{man,doc,bash-completion}. No build-tree path is baked into what is installed.
 include(GNUInstallDirs)

@@ -1,8 +1,8 @@
 // GL101 grad-mode-leak: a toggle disables grad mode and a normal exit (return, end of body,
 // yield, await) leaves it disabled, so the caller and everything after it lose gradients.
+#include "checkers/catalog/grad_mode_api.h"
 #include "checkers/python/syntax.h"
 #include "rules/fix_support.h"
-#include "rules/grad_mode_api.h"
 #include "rules/grad_mode_leaks.h"
 
 #include <fmt/format.h>
@@ -21,7 +21,7 @@ std::unordered_set<uint64_t> restoreCalls(const ir::FunctionIR& fn) {
   for (const ir::Node& node : fn.nodes) {
     const ir::Event& event = node.event;
     if (event.flavor != ir::ApiFlavor::Public ||
-        classifyPythonName(event.callee) != GradApi::SetGradEnabled) {
+        catalog::classifyPythonName(event.callee) != catalog::GradApi::SetGradEnabled) {
       continue;
     }
     if ((event.kind == ir::EventKind::SetGrad && event.value == ir::GradValue::Enabled) ||
@@ -79,7 +79,7 @@ std::optional<Fix> withBlockFix(const FixSyntax& syntax, const ir::FunctionIR& f
   const ir::Event& toggle = fn.nodes[toggleId].event;
   if (toggle.kind != ir::EventKind::SetGrad || toggle.value != ir::GradValue::Disabled ||
       toggle.flavor != ir::ApiFlavor::Public ||
-      classifyPythonName(toggle.callee) != GradApi::SetGradEnabled) {
+      catalog::classifyPythonName(toggle.callee) != catalog::GradApi::SetGradEnabled) {
     return std::nullopt;
   }
   const TSNode statement = syntax.standaloneCallStatement(toggle.range);

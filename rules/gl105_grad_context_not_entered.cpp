@@ -1,10 +1,10 @@
 // GL105 grad-context-not-entered: a grad-mode context manager that is never (properly)
 // entered: `torch.no_grad()` as a statement does nothing, `with torch.no_grad:` raises, and
 // `torch.no_grad().__enter__()` can never be exited.
+#include "checkers/catalog/grad_mode_api.h"
 #include "checkers/python/syntax.h"
 #include "rules/cpp_guard_fix.h"
 #include "rules/fix_support.h"
-#include "rules/grad_mode_api.h"
 #include "rules/grad_mode_leaks.h"
 
 #include <fmt/format.h>
@@ -17,8 +17,9 @@ namespace {
 // `with torch.no_grad:` -> `with torch.no_grad():`. Safe: the statement can only raise a
 // TypeError as written. Not for `set_grad_enabled`, whose call needs the mode.
 std::optional<Fix> callTheContextFix(const FixSyntax& syntax, const ir::Event& event) {
-  const GradApi api = classifyPythonName(event.callee);
-  if (api != GradApi::NoGrad && api != GradApi::EnableGrad && api != GradApi::InferenceMode) {
+  const catalog::GradApi api = catalog::classifyPythonName(event.callee);
+  if (api != catalog::GradApi::NoGrad && api != catalog::GradApi::EnableGrad &&
+      api != catalog::GradApi::InferenceMode) {
     return std::nullopt;
   }
   const TSNode value = syntax.nodeAt(event.range);
@@ -81,14 +82,15 @@ public:
         const ir::Event& event = node.event;
         Diagnostic diagnostic;
         if (event.kind == ir::EventKind::Call && event.resultDiscarded &&
-            isGradContext(classifyPythonName(event.callee)) && event.var == "__enter__") {
+            catalog::isGradContext(catalog::classifyPythonName(event.callee)) &&
+            event.var == "__enter__") {
           diagnostic.message = fmt::format(
               "`{}().__enter__()` does nothing lasting: the mode lives in the context object, "
               "which is freed at the end of the statement",
               event.callee);
           diagnostic.help = fmt::format("use `with {}():` around the code", event.callee);
         } else if (event.kind == ir::EventKind::Call && event.resultDiscarded &&
-                   isGradContext(classifyPythonName(event.callee))) {
+                   catalog::isGradContext(catalog::classifyPythonName(event.callee))) {
           diagnostic.message = fmt::format(
               "`{}()` as a statement does nothing: the context manager is created and thrown "
               "away, so grad mode is unchanged for the code below",

@@ -1,9 +1,9 @@
 // GL107 grad-mode-restored-to-constant: a function disables grad mode and then "restores" it
 // with `set_grad_enabled(True)` instead of the mode it found. Called under `no_grad()` (an
 // evaluation loop, a caller's inference), it turns gradients on for its caller.
+#include "checkers/catalog/grad_mode_api.h"
 #include "checkers/python/syntax.h"
 #include "rules/fix_support.h"
-#include "rules/grad_mode_api.h"
 #include "rules/grad_mode_leaks.h"
 
 #include <fmt/format.h>
@@ -31,7 +31,7 @@ bool disables(const ir::Event& event) {
 
 bool isPublicSetGradEnabled(const ir::Event& event) {
   return event.kind == EventKind::SetGrad && event.flavor == ir::ApiFlavor::Public &&
-         classifyPythonName(event.callee) == GradApi::SetGradEnabled;
+         catalog::classifyPythonName(event.callee) == catalog::GradApi::SetGradEnabled;
 }
 
 // `torch.set_grad_enabled(False)` ... `torch.set_grad_enabled(True)` as statements of one block

@@ -1,6 +1,6 @@
 #include "rules/grad_mode_leaks.h"
 
-#include "rules/grad_mode_api.h"
+#include "checkers/catalog/grad_mode_api.h"
 
 #include <fmt/format.h>
 
@@ -120,7 +120,7 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
                          context.summaries().callerCount(fn.qualifiedName) > 0;
   const bool contextManager =
       std::any_of(fn.decorators.begin(), fn.decorators.end(),
-                  [](const std::string& d) { return isContextManagerDecorator(d); });
+                  [](const std::string& d) { return catalog::isContextManagerDecorator(d); });
   // A toggle that leaks on a normal path does not restore at all: exception safety (GL104) is
   // no question for it, even when its callers take over the report (`_disable_autograd()`).
   auto leaksNormally = [&](const ir::Leak& leak) {

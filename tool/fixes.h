@@ -3,7 +3,7 @@
 // the files atomically, or show the changes as a unified diff.
 #pragma once
 
-#include "tool/engine.h"
+#include "program/engine.h"
 
 #include <string>
 #include <string_view>

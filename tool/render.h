@@ -3,7 +3,7 @@
 // --statistics.
 #pragma once
 
-#include "tool/engine.h"
+#include "program/engine.h"
 
 #include <ostream>
 #include <string>

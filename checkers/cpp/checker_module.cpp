@@ -12,9 +12,9 @@ public:
                                                              std::string& error) const override {
     return CompileCommands::load(options, error);
   }
-  CppFileResult analyzeFile(const SourceText& source,
-                            const CompileCommands* commands) const override {
-    return analyzeCppFile(source, commands);
+  CppFileResult analyzeFile(const SourceText& source, const CompileCommands* commands,
+                            const std::vector<RuleName>& ruleNames) const override {
+    return analyzeCppFile(source, commands, ruleNames);
   }
 };
 

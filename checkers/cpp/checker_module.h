@@ -1,6 +1,6 @@
 // The boundary between the `gradlint` executable and its C++ checker. The checker (LibTooling,
 // frontend.h) is built as a module, libgradlint-cpp.so, that `gradlint` opens with dlopen only
-// when a run has C++ files (tool/cpp_module.cpp): a Python run never maps libLLVM or
+// when a run has C++ files (program/cpp_module.cpp): a Python run never maps libLLVM or
 // libclang-cpp (~100 MB of shared libraries, most of a small run's start-up). The module
 // exports one C symbol, gradlint_cpp_checker_module, which returns an implementation of
 // CheckerModule; everything else in it is local. Types cross the boundary by value (frontend.h
@@ -22,8 +22,8 @@ public:
   virtual std::shared_ptr<const CompileCommands> loadCompileCommands(const CompileOptions& options,
                                                                      std::string& error) const = 0;
   // analyzeCppFile (frontend.h).
-  virtual CppFileResult analyzeFile(const SourceText& source,
-                                    const CompileCommands* commands) const = 0;
+  virtual CppFileResult analyzeFile(const SourceText& source, const CompileCommands* commands,
+                                    const std::vector<RuleName>& ruleNames) const = 0;
 };
 
 #ifndef GRADLINT_VERSION

@@ -2,7 +2,6 @@
 
 #include "checkers/cpp/lowering.h"
 #include "checkers/cpp/nolint.h"
-#include "rules/rule.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/DeclCXX.h>
@@ -299,17 +298,6 @@ extern "C" unsigned __cudaPushCallConfiguration(dim3 gridSize, dim3 blockSize,
                                                 __SIZE_TYPE__ sharedSize = 0,
                                                 cudaStream_t stream = 0);
 )";
-
-const std::vector<RuleName>& ruleNames() {
-  static const std::vector<RuleName> names = [] {
-    std::vector<RuleName> out;
-    for (const rules::Rule* rule : rules::allRules()) {
-      out.push_back({std::string(rule->info().code), std::string(rule->info().name)});
-    }
-    return out;
-  }();
-  return names;
-}
 
 } // namespace
 
@@ -633,7 +621,8 @@ std::string realPathOf(const std::string& path) {
 std::optional<CppFileResult> analyzeHeaderThrough(const SourceText& source,
                                                   const std::string& path,
                                                   const std::string& includer,
-                                                  const CompileCommands& commands) {
+                                                  const CompileCommands& commands,
+                                                  const std::vector<RuleName>& ruleNames) {
   const std::string real = realPathOf(path);
   const SourceText includerSource(displayPathOf(includer), "");
   Compilation compilation{includerSource, includer, commands.impl().commandFor(includer), true,
@@ -649,7 +638,7 @@ std::optional<CppFileResult> analyzeHeaderThrough(const SourceText& source,
   result.module.language = ir::Language::Cpp;
   if (header != lowered.headers.end()) result.module = std::move(header->module);
   result.module.path = source.path();
-  collectNolint(source.bytes(), ruleNames(), result.suppressions);
+  collectNolint(source.bytes(), ruleNames, result.suppressions);
   result.compilerErrors = errors.errors();
   if (errors.errors() > 0) {
     FlagsOrigin flags{true, "", displayPathOf(includer)};
@@ -661,13 +650,14 @@ std::optional<CppFileResult> analyzeHeaderThrough(const SourceText& source,
 
 } // namespace
 
-CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands) {
+CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands,
+                             const std::vector<RuleName>& ruleNames) {
   const std::string path = absolutePath(source.path());
   // A header named on the command line is checked as its users compile it, when the database
   // has one; else alone, with the flags of a similar file or those after `--`.
   if (commands != nullptr && isHeaderPath(path)) {
     if (const std::optional<std::string> includer = commands->impl().includerOf(path)) {
-      if (auto result = analyzeHeaderThrough(source, path, *includer, *commands)) {
+      if (auto result = analyzeHeaderThrough(source, path, *includer, *commands, ruleNames)) {
         return std::move(*result);
       }
     }
@@ -675,7 +665,7 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   CppFileResult result;
   result.module.language = ir::Language::Cpp;
   result.module.path = source.path();
-  collectNolint(source.bytes(), ruleNames(), result.suppressions);
+  collectNolint(source.bytes(), ruleNames, result.suppressions);
 
   Compilation compilation{source, path, {}, false, {{path, source.bytes()}}};
   if (commands != nullptr) {
@@ -711,7 +701,7 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   }
   for (LoweredHeader& included : lowered.headers) {
     CppHeaderResult out;
-    collectNolint(included.source->bytes(), ruleNames(), out.suppressions);
+    collectNolint(included.source->bytes(), ruleNames, out.suppressions);
     out.module = std::move(included.module);
     out.source = std::move(included.source);
     result.headers.push_back(std::move(out));

@@ -4,6 +4,7 @@
 // to use it.
 #pragma once
 
+#include "checkers/cpp/nolint.h"
 #include "checkers/ir/diagnostic.h"
 #include "checkers/ir/grad_ir.h"
 #include "checkers/ir/suppressions.h"
@@ -64,7 +65,9 @@ struct CppFileResult {
 };
 
 // Compiles `source` (its bytes, not the file on disk: stdin works too) and lowers it.
-// `commands` may be null: the file is compiled with Clang's defaults.
-CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands);
+// `commands` may be null: the file is compiled with Clang's defaults. `ruleNames` are the rules
+// a NOLINT comment can name (the rules layer above owns them: see program/cpp_module.h).
+CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* commands,
+                             const std::vector<RuleName>& ruleNames);
 
 } // namespace gradlint::cpp

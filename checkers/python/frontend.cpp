@@ -1,10 +1,10 @@
 #include "checkers/python/frontend.h"
 
+#include "checkers/catalog/grad_mode_api.h"
 #include "checkers/python/chunks.h"
 #include "checkers/python/lowering.h"
 #include "checkers/python/names.h"
 #include "checkers/python/syntax.h"
-#include "rules/grad_mode_api.h"
 
 #include <fmt/format.h>
 

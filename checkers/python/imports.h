@@ -1,5 +1,5 @@
 // The import statements of a Python file, found without parsing it: what the project context
-// follows to reach the modules a checked file depends on (tool/project_context.h).
+// follows to reach the modules a checked file depends on (program/project_context.h).
 #pragma once
 
 #include <cstdint>

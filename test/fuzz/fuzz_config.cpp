@@ -1,7 +1,7 @@
 // libFuzzer target: bytes -> the configuration parser (toml++ and our validation), read both as
 // a pyproject.toml ([tool.gradlint] table) and as a gradlint.toml (top level). A broken file
 // must give a ConfigError naming the problem, never a crash or any other exception.
-#include "tool/config.h"
+#include "program/config.h"
 
 #include <cstdint>
 #include <string_view>

@@ -3,8 +3,8 @@
 // prefilter, then its fixes (safe and unsafe) are applied and re-checked, and the findings are
 // rendered in every output format. Any crash, hang, sanitizer report or broken invariant below
 // is a bug: gradlint runs on every file of every repository, including broken ones.
+#include "program/engine.h"
 #include "rules/rule.h"
-#include "tool/engine.h"
 #include "tool/fixes.h"
 #include "tool/render.h"
 

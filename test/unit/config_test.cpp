@@ -1,7 +1,7 @@
 // Configuration files: parsing and validation, where they are found, and how their rule
 // selection combines with the command line's.
+#include "program/config.h"
 #include "rules/rule.h"
-#include "tool/config.h"
 
 #include <gtest/gtest.h>
 

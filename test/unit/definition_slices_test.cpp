@@ -1,6 +1,6 @@
 // Import scanning and definition slices: what the context follows of a module without parsing it.
 #include "checkers/python/imports.h"
-#include "tool/definition_slices.h"
+#include "program/definition_slices.h"
 
 #include <gtest/gtest.h>
 

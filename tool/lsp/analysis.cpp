@@ -1,10 +1,10 @@
 #include "tool/lsp/analysis.h"
 
-#include "tool/config.h"
-#include "tool/discover.h"
-#include "tool/engine.h"
+#include "program/config.h"
+#include "program/discover.h"
+#include "program/engine.h"
+#include "program/project_context.h"
 #include "tool/fixes.h"
-#include "tool/project_context.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 #include "tool/lsp/server.h"
 
 #include "checkers/python/frontend.h"
-#include "tool/config.h"
+#include "program/config.h"
 #include "tool/lsp/analysis.h"
 #include "tool/lsp/code_actions.h"
 #include "tool/lsp/documents.h"

@@ -3,7 +3,7 @@
 // verdict per device, which every output format shows.
 #pragma once
 
-#include "tool/engine.h"
+#include "program/engine.h"
 
 #include <string>
 

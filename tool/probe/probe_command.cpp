@@ -1,6 +1,6 @@
 #include "tool/probe/probe_command.h"
 
-#include "tool/install_layout.h"
+#include "program/install_layout.h"
 #include "tool/probe/probe_report.h"
 
 #include <CLI/CLI.hpp>

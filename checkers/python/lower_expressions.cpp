@@ -1,0 +1,826 @@
+// Pass B, expressions: calls (grad-mode APIs, training events, offload and placement) and values.
+#include "checkers/python/lowering.h"
+#include "checkers/python/lowering_units.h"
+
+#include "checkers/catalog/grad_mode_api.h"
+#include "checkers/catalog/offload_api.h"
+#include "checkers/python/names.h"
+#include "checkers/python/syntax.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gradlint::python::detail {
+
+void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view target,
+                                  std::vector<std::string>* deps) {
+  TSNode root = unparenthesize(expression);
+  if (isNull(root)) return;
+  const Fields& f = fields();
+  // Post-order (arguments before the call that takes them), iteratively: expressions can nest
+  // thousands deep.
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  auto visit = [&](TSNode node) {
+    if (deps != nullptr) {
+      const TSFieldId fieldId =
+          ts_node_eq(node, root) ? 0 : ts_tree_cursor_current_field_id(&cursor);
+      if (kindOf(node) == Kind::identifier && fieldId != f.attribute && fieldId != f.name) {
+        deps->emplace_back(text(node, source_));
+      } else if (kindOf(node) == Kind::attribute &&
+                 text(field(node, f.object), source_) == "self") {
+        deps->emplace_back(text(node, source_));
+      }
+    }
+    switch (kindOf(node)) {
+    case Kind::call:
+      if (deps != nullptr) dropClonedDependency(node, *deps);
+      lowerCall(node, ts_node_eq(node, root) ? role : Role::Other, target);
+      break;
+    case Kind::list_comprehension:
+    case Kind::set_comprehension:
+    case Kind::dictionary_comprehension:
+    case Kind::generator_expression: --comprehensionDepth_; break;
+    case Kind::await:
+    case Kind::yield: {
+      Event event;
+      event.kind = kindOf(node) == Kind::await ? EventKind::Await : EventKind::Yield;
+      event.mayRaise = true; // a suspended frame can be resumed with an exception
+      event.range = rangeOf(node);
+      emit(event);
+      break;
+    }
+    default: break;
+    }
+  };
+  auto opaque = [](TSNode node) {
+    switch (kindOf(node)) {
+    case Kind::lambda:
+    case Kind::function_definition:
+    case Kind::class_definition: return true;
+    default: return false;
+    }
+  };
+  auto isComprehension = [](TSNode node) {
+    switch (kindOf(node)) {
+    case Kind::list_comprehension:
+    case Kind::set_comprehension:
+    case Kind::dictionary_comprehension:
+    case Kind::generator_expression: return true;
+    default: return false;
+    }
+  };
+  while (true) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    // A comprehension is a loop: calls inside it count as in a loop (balanced in visit()).
+    if (isComprehension(node)) ++comprehensionDepth_;
+    if (!opaque(node) && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    visit(node);
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cursor))) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) break;
+      visit(ts_tree_cursor_current_node(&cursor));
+    }
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+bool UnitLowerer::savedByEnclosingScope(const std::string& name) const {
+  for (int at = unit_.parent; at >= 0; at = module_.units[static_cast<size_t>(at)].parent) {
+    if (module_.units[static_cast<size_t>(at)].savedVars.count(name)) return true;
+  }
+  return false;
+}
+
+std::string UnitLowerer::resolveCallee(TSNode function) const {
+  std::string resolved = module_.resolver.resolve(function, source_);
+  if (!resolved.empty()) return resolved;
+  // self.method(...) / cls.method(...) inside a method of a module-level class.
+  function = unparenthesize(function);
+  if (kindOf(function) != Kind::attribute || unit_.classUnit < 0) return {};
+  TSNode object = field(function, fields().object);
+  const std::string_view receiver = text(object, source_);
+  if (receiver != "self" && receiver != "cls") return {};
+  const UnitSource& owner = module_.units[static_cast<size_t>(unit_.classUnit)];
+  if (owner.qualifiedName.empty()) return {};
+  return owner.qualifiedName + "." +
+         std::string(text(field(function, fields().attribute), source_));
+}
+
+void UnitLowerer::emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor,
+                              const std::string& callee) {
+  Event event;
+  event.kind = EventKind::SetGrad;
+  event.flavor = flavor;
+  event.callee = callee.empty() ? std::string(catalog::displayName(api)) : callee;
+  event.range = rangeOf(call);
+  const TSNode value = modeExpression(call, source_);
+  const Kind kind = isNull(value) ? Kind::other : kindOf(value);
+  if (kind == Kind::true_) {
+    event.value = ir::GradValue::Enabled;
+  } else if (kind == Kind::false_) {
+    event.value = ir::GradValue::Disabled;
+  } else if (kind == Kind::identifier || kind == Kind::attribute) {
+    const std::string name(text(value, source_));
+    bool restoresClassSave = false;
+    if (name.starts_with("self.") && unit_.classUnit >= 0) {
+      restoresClassSave =
+          module_.units[static_cast<size_t>(unit_.classUnit)].savedAttrs.count(name.substr(5)) > 0;
+    }
+    const auto param = std::find(fn_.params.begin(), fn_.params.end(), name);
+    if (unit_.savedVars.count(name) || restoresClassSave || savedByEnclosingScope(name)) {
+      event.kind = EventKind::RestoreGrad;
+      event.var = name;
+    } else if (kind == Kind::identifier && param != fn_.params.end()) {
+      event.kind = EventKind::RestoreArg;
+      event.argIndex = static_cast<int32_t>(param - fn_.params.begin());
+      event.var = name;
+    }
+  }
+  emit(event);
+}
+
+void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
+  const Fields& f = fields();
+  TSNode function = unparenthesize(field(call, f.function));
+  const std::string callee = resolveCallee(function);
+  const GradApi api = catalog::classifyPythonName(callee);
+
+  // torch.no_grad().__enter__() keeps no reference to the context, so nothing can exit it.
+  if (api == GradApi::None && kindOf(function) == Kind::attribute &&
+      text(field(function, f.attribute), source_) == "__enter__") {
+    TSNode inner = unparenthesize(field(function, f.object));
+    if (kindOf(inner) == Kind::call) {
+      const std::string innerCallee = resolveCallee(field(inner, f.function));
+      const GradApi innerApi = catalog::classifyPythonName(innerCallee);
+      if (catalog::isGradContext(innerApi)) {
+        if (innerApi == GradApi::SetGradEnabled) {
+          // The constructor already toggled; only a literal mode makes this a GL105 toggle.
+          emitSetGrad(inner, innerApi, ir::ApiFlavor::ContextEnteredByHand, innerCallee);
+          fn_.nodes[current_].event.range = rangeOf(call);
+          return;
+        }
+        Event event;
+        if (innerApi == GradApi::InferenceMode) {
+          // inference_mode keeps its guard on the context object, which dies with the
+          // statement: nothing lasting happens, like a bare `torch.inference_mode()`.
+          event.kind = EventKind::Call;
+          event.callee = innerCallee;
+          event.resultDiscarded = true;
+          event.var = "__enter__";
+          event.range = rangeOf(call);
+          emit(event);
+          return;
+        }
+        event.kind = EventKind::SetGrad;
+        event.flavor = ir::ApiFlavor::ContextEnteredByHand;
+        event.callee = innerCallee;
+        event.value =
+            innerApi == GradApi::EnableGrad ? ir::GradValue::Enabled : ir::GradValue::Disabled;
+        event.range = rangeOf(call);
+        emit(event);
+        return;
+      }
+    }
+  }
+
+  switch (api) {
+  case GradApi::SetGradEnabled:
+    // `guard = torch.set_grad_enabled(False)` then `with guard:` is a context kept and
+    // entered: its exit restores the mode saved at construction.
+    if (role == Role::Assigned && unit_.enteredNames.count(std::string(target))) return;
+    // A lambda's body is its return value, but `lambda: torch.set_grad_enabled(False)` is a
+    // callback that toggles: the constructor changes the mode.
+    if (role == Role::Discarded || role == Role::Assigned ||
+        (role == Role::Returned && unit_.kind == ir::UnitKind::Lambda) ||
+        (role == Role::Other && !handedToExitStack(call, source_))) {
+      emitSetGrad(call, api, ir::ApiFlavor::Public, callee);
+    } else if (role == Role::WithItem) {
+      Event enter;
+      enter.kind = EventKind::EnterGuard;
+      enter.guard = ir::GuardKind::SetGradEnabled;
+      enter.value = modeArgument(call, source_);
+      enter.callee = callee;
+      enter.range = rangeOf(call);
+      emit(enter);
+    }
+    return;
+  case GradApi::PrivateSetGradEnabled:
+    emitSetGrad(call, api, ir::ApiFlavor::Private, callee);
+    return;
+  case GradApi::IsGradEnabled:
+    if (role == Role::Assigned && unit_.savedVars.count(std::string(target))) {
+      Event save;
+      save.kind = EventKind::SaveGrad;
+      save.var = std::string(target);
+      save.range = rangeOf(call);
+      emit(save);
+    }
+    return;
+  case GradApi::NoGrad:
+  case GradApi::EnableGrad:
+  case GradApi::InferenceMode:
+    if (role == Role::WithItem) {
+      Event enter;
+      enter.kind = EventKind::EnterGuard;
+      enter.guard = guardKindOf(api);
+      enter.value = api == GradApi::InferenceMode ? modeArgument(call, source_)
+                                                  : ir::GradValue::Unknown;
+      enter.callee = callee;
+      enter.range = rangeOf(call);
+      emit(enter);
+    } else if (role == Role::Discarded) {
+      Event bare;
+      bare.kind = EventKind::Call;
+      bare.callee = callee;
+      bare.resultDiscarded = true;
+      bare.range = rangeOf(call);
+      emit(bare);
+    }
+    return;
+  case GradApi::None: break;
+  }
+
+  if (lowerTrainingCall(call, function, callee)) return;
+  if (lowerPlacementCall(call, function, callee)) return;
+
+  Event event;
+  event.kind = EventKind::Call;
+  event.callee = callee;
+  event.spelled = std::string(text(function, source_));
+  event.mayRaise = true;
+  event.resultDiscarded = role == Role::Discarded;
+  if (role == Role::Assigned) event.var = std::string(target);
+  event.range = rangeOf(call);
+  bool positionalDone = false;
+  for (TSNode argument : children(field(call, f.arguments))) {
+    const Kind kind = kindOf(argument);
+    if (kind == Kind::keyword_argument) {
+      TSNode value = unparenthesize(field(argument, f.value));
+      if (kindOf(value) == Kind::identifier) {
+        event.keywordVars.emplace_back(text(field(argument, f.name), source_),
+                                       text(value, source_));
+      }
+      continue;
+    }
+    if (kind == Kind::comment) continue;
+    // Only the positional arguments before any *args line up with parameters.
+    if (kind == Kind::list_splat || kind == Kind::dictionary_splat) positionalDone = true;
+    if (positionalDone) continue;
+    TSNode value = unparenthesize(argument);
+    event.argVars.emplace_back(kindOf(value) == Kind::identifier ? text(value, source_)
+                                                                 : std::string_view());
+    event.argBools.push_back(kindOf(value) == Kind::true_ ? 1
+                             : kindOf(value) == Kind::false_ ? 0
+                                                             : -1);
+  }
+  emit(event);
+  if (role == Role::WithItem) {
+    Event enter;
+    enter.kind = EventKind::EnterGuard;
+    enter.guard = ir::GuardKind::Other;
+    enter.callee = callee;
+    enter.range = rangeOf(call);
+    emit(enter);
+  }
+}
+
+// The variable a value comes from: `loss` for `loss`, `loss.mean()`, `scaler.scale(loss)`;
+// `self.loss` for attributes of self. "" when there is no single one.
+std::string valueVariable(TSNode expression, std::string_view source) {
+  const Fields& f = fields();
+  TSNode node = unparenthesize(expression);
+  while (!isNull(node)) {
+    switch (kindOf(node)) {
+    case Kind::identifier: return std::string(text(node, source));
+    case Kind::attribute: {
+      TSNode object = unparenthesize(field(node, f.object));
+      if (text(object, source) == "self") return std::string(text(node, source));
+      node = object;
+      break;
+    }
+    case Kind::call: {
+      TSNode function = unparenthesize(field(node, f.function));
+      if (kindOf(function) != Kind::attribute) return {};
+      if (text(field(function, f.attribute), source) == "scale") {
+        // scaler.scale(loss): the value is the argument.
+        std::vector<TSNode> arguments = children(field(node, f.arguments));
+        if (arguments.empty()) return {};
+        node = unparenthesize(arguments.front());
+      } else {
+        node = unparenthesize(field(function, f.object));
+      }
+      break;
+    }
+    default: return {};
+    }
+  }
+  return {};
+}
+
+TSNode firstPositionalArgument(TSNode call) {
+  for (TSNode argument : children(field(call, fields().arguments))) {
+    const Kind kind = kindOf(argument);
+    if (kind == Kind::keyword_argument || kind == Kind::comment) continue;
+    return argument;
+  }
+  return TSNode{};
+}
+
+void UnitLowerer::dropClonedDependency(TSNode call, std::vector<std::string>& deps) const {
+  TSNode function = unparenthesize(field(call, fields().function));
+  if (kindOf(function) != Kind::attribute ||
+      text(field(function, fields().attribute), source_) != "clone") {
+    return;
+  }
+  const std::string_view object = text(unparenthesize(field(function, fields().object)), source_);
+  auto it = std::find(deps.rbegin(), deps.rend(), object);
+  if (it != deps.rend()) deps.erase(std::next(it).base());
+}
+
+catalog::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
+  if (!isNull(keywordArgument(call, "offload_folder", source_))) {
+    return catalog::DeviceMapPlacement::Offloads;
+  }
+  TSNode map = unparenthesize(keywordArgument(call, "device_map", source_));
+  if (isNull(map)) return catalog::DeviceMapPlacement::OnDevice;
+  catalog::DeviceMapPlacement placement = catalog::DeviceMapPlacement::MayOffload;
+  if (kindOf(map) != Kind::identifier) {
+    placement = mapPlacement(map, source_);
+  } else if (const std::vector<TSNode>& values = plainBindings(text(map, source_));
+             !values.empty()) {
+    placement = catalog::DeviceMapPlacement::OnDevice;
+    for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
+  }
+  // What may offload fails to load instead when quantized without cpu offload allowed.
+  if (placement == catalog::DeviceMapPlacement::MayOffload && quantizedWithoutCpuOffload(call)) {
+    return catalog::DeviceMapPlacement::OnDevice;
+  }
+  return placement;
+}
+
+bool UnitLowerer::quantizedWithoutCpuOffload(TSNode call) const {
+  auto isTrue = [](TSNode value) {
+    return !isNull(value) && kindOf(unparenthesize(value)) == Kind::true_;
+  };
+  for (TSNode argument : children(field(call, fields().arguments))) {
+    if (kindOf(argument) == Kind::keyword_argument &&
+        catalog::isQuantizedLoadOption(text(field(argument, fields().name), source_)) &&
+        isTrue(field(argument, fields().value))) {
+      return true; // the loader's own load_in_8bit=True (no way to allow cpu offload there)
+    }
+  }
+  TSNode config = unparenthesize(keywordArgument(call, "quantization_config", source_));
+  if (isNull(config)) return false;
+  std::vector<TSNode> configs{config};
+  if (kindOf(config) == Kind::identifier) configs = plainBindings(text(config, source_));
+  if (configs.empty()) return false;
+  return std::all_of(configs.begin(), configs.end(), [&](TSNode value) {
+    value = unparenthesize(value);
+    if (kindOf(value) != Kind::call || !catalog::isBitsAndBytesConfig(module_.resolver.resolve(
+                                           field(value, fields().function), source_))) {
+      return false;
+    }
+    TSNode allowed = keywordArgument(value, catalog::kQuantizedCpuOffloadOption, source_);
+    if (!isNull(allowed) && kindOf(unparenthesize(allowed)) != Kind::false_) return false;
+    bool quantized = false;
+    for (TSNode argument : children(field(value, fields().arguments))) {
+      quantized |= kindOf(argument) == Kind::keyword_argument &&
+                   catalog::isQuantizedLoadOption(text(field(argument, fields().name), source_)) &&
+                   isTrue(field(argument, fields().value));
+    }
+    return quantized;
+  });
+}
+
+// What one occurrence of a name does, by the nearest construct around it that binds names.
+enum class Occurrence : uint8_t { Read, PlainBinding, OtherBinding };
+
+// `ancestors`: the nodes above `identifier` in the walked unit, nearest last; above them is the
+// unit's module or block, where an occurrence is a read. Sets `value` for a plain binding.
+Occurrence classifyOccurrence(TSNode identifier, const std::vector<TSNode>& ancestors,
+                              TSNode& value) {
+  const Fields& f = fields();
+  auto inField = [](TSNode node, TSNode part) {
+    return !isNull(part) && ts_node_start_byte(node) >= ts_node_start_byte(part) &&
+           ts_node_end_byte(node) <= ts_node_end_byte(part);
+  };
+  for (size_t up = 0; up < 64; ++up) {
+    if (up == ancestors.size()) return Occurrence::Read;
+    TSNode parent = ancestors[ancestors.size() - 1 - up];
+    switch (kindOf(parent)) {
+    case Kind::assignment: {
+      TSNode left = field(parent, f.left);
+      if (!inField(identifier, left)) return Occurrence::Read; // read on the right
+      if (!ts_node_eq(left, identifier)) return Occurrence::OtherBinding; // unpacking, subscript
+      TSNode right = field(parent, f.right);
+      while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+      // An annotation alone binds nothing here.
+      if (isNull(right)) return Occurrence::OtherBinding;
+      value = unparenthesize(right);
+      return Occurrence::PlainBinding;
+    }
+    case Kind::augmented_assignment:
+    case Kind::for_statement:
+    case Kind::for_in_clause:
+      return inField(identifier, field(parent, f.left)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::named_expression:
+      return inField(identifier, field(parent, f.name)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::as_pattern:
+      return inField(identifier, field(parent, f.alias)) ? Occurrence::OtherBinding
+                                                         : Occurrence::Read;
+    case Kind::keyword_argument:
+      if (inField(identifier, field(parent, f.name))) return Occurrence::Read; // `device_map=`
+      break;
+    case Kind::function_definition:
+    case Kind::class_definition:
+      return inField(identifier, field(parent, f.name)) ? Occurrence::OtherBinding
+                                                        : Occurrence::Read;
+    case Kind::parameters:
+    case Kind::lambda_parameters:
+    case Kind::global_statement:
+    case Kind::nonlocal_statement:
+    case Kind::import_statement:
+    case Kind::import_from_statement:
+    case Kind::case_pattern:
+    case Kind::except_clause: return Occurrence::OtherBinding;
+    case Kind::expression_statement:
+    case Kind::block:
+    case Kind::module: return Occurrence::Read;
+    default: break;
+    }
+  }
+  return Occurrence::OtherBinding; // nested too deep to tell
+}
+
+const std::vector<TSNode>& UnitLowerer::plainBindings(std::string_view name) const {
+  static const std::vector<TSNode> kNone;
+  if (!bindings_) {
+    // One walk of the unit answers for every name: a file of many loading calls that read a
+    // map from a local asks once per call.
+    auto& index = bindings_.emplace();
+    auto visit = [&](TSNode node, const std::vector<TSNode>& ancestors) {
+      if (kindOf(node) != Kind::identifier) return Walk::Descend;
+      NameBindings& entry = index[text(node, source_)];
+      if (!entry.plain) return Walk::Descend;
+      TSNode value{};
+      switch (classifyOccurrence(node, ancestors, value)) {
+      case Occurrence::Read: break;
+      case Occurrence::PlainBinding: entry.values.push_back(value); break;
+      case Occurrence::OtherBinding:
+        entry.plain = false;
+        entry.values.clear();
+        break;
+      }
+      return Walk::Descend;
+    };
+    if (unit_.kind == ir::UnitKind::Function) {
+      walkPreorderWithAncestors(unit_.node, visit);
+    } else if (unit_.kind == ir::UnitKind::Module || unit_.kind == ir::UnitKind::ScriptMain) {
+      for (TSNode statement : unit_.statements) walkPreorderWithAncestors(statement, visit);
+    } else {
+      return kNone; // class bodies and lambdas: not looked into (an empty index)
+    }
+  }
+  auto it = bindings_->find(name);
+  return it == bindings_->end() || !it->second.plain ? kNone : it->second.values;
+}
+
+bool UnitLowerer::mayBeModel(TSNode object) const {
+  const std::string name(text(object, source_));
+  if (module_.optimizerNames.count(name) || catalog::namedAsNonModule(name)) return false;
+  // Built in this unit by an optimizer, scheduler or data-loader constructor, every time.
+  bool built = false;
+  for (const auto& [target, call] : unit_.assignedCalls) {
+    if (target != name) continue;
+    if (!catalog::buildsNonModule(
+            module_.resolver.resolve(field(call, fields().function), source_))) {
+      return true;
+    }
+    built = true;
+  }
+  return !built;
+}
+
+bool UnitLowerer::isOptimizer(std::string_view receiver) const {
+  return module_.optimizerNames.count(std::string(receiver)) || catalog::namedAsOptimizer(receiver);
+}
+
+bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::string& callee) {
+  const Fields& f = fields();
+  Event event;
+  event.range = rangeOf(call);
+  event.callee = callee;
+  event.spelled = std::string(text(function, source_));
+  event.mayRaise = true;
+  if (callee == "torch.autograd.backward") {
+    event.kind = EventKind::Backward;
+    event.var = valueVariable(firstPositionalArgument(call), source_);
+    emit(event);
+    return true;
+  }
+  if (kindOf(function) != Kind::attribute) return false;
+  const std::string_view method = text(field(function, f.attribute), source_);
+  TSNode receiver = unparenthesize(field(function, f.object));
+  const std::string_view receiverText = text(receiver, source_);
+  const bool noArguments = isNull(firstPositionalArgument(call));
+  // A resolved name is a module's function (torch.distributed.autograd.backward), not a
+  // tensor's or an accelerator's method.
+  const bool selfMethod = receiverText == "self" || receiverText == "cls";
+  if ((method == "train" || method == "fit") && lowerTrainerCall(call, method, receiver)) {
+    return true;
+  }
+  if ((method == "backward" && (callee.empty() || selfMethod)) || method == "manual_backward") {
+    // accelerator.backward(loss), fabric.backward(loss), self.manual_backward(loss)
+    const bool takesValue = method == "manual_backward" || receiverText.ends_with("accelerator") ||
+                            receiverText.ends_with("fabric");
+    event.kind = EventKind::Backward;
+    event.var = takesValue ? valueVariable(firstPositionalArgument(call), source_)
+                           : valueVariable(receiver, source_);
+  } else if (method == "step") {
+    if (receiverText.find("scaler") != std::string_view::npos) {
+      event.var = std::string(text(firstPositionalArgument(call), source_)); // scaler.step(opt)
+    } else if (isOptimizer(receiverText)) {
+      event.var = std::string(receiverText);
+    } else {
+      return false; // env.step(action), scheduler.step(): not an optimizer
+    }
+    event.kind = EventKind::Step;
+  } else if (method == "zero_grad") {
+    event.kind = EventKind::ZeroGrad;
+    event.var = std::string(receiverText);
+  } else if (method == "zero_" && kindOf(receiver) == Kind::attribute &&
+             text(field(receiver, f.attribute), source_) == "grad") {
+    event.kind = EventKind::ZeroGrad; // p.grad.zero_()
+    event.var = std::string(text(field(receiver, f.object), source_));
+  } else if ((method == "eval" && noArguments) || method == "train") {
+    const ir::GradValue mode = modeArgument(call, source_);
+    if (method == "train" && !noArguments && mode == ir::GradValue::Unknown) return false;
+    event.kind = method == "eval" || mode == ir::GradValue::Disabled ? EventKind::Eval
+                                                                     : EventKind::Train;
+    event.var = std::string(receiverText);
+  } else {
+    return false;
+  }
+  emit(event);
+  return true;
+}
+
+void UnitLowerer::emitObjectEvent(EventKind kind, std::string var, TSNode at, std::string detail,
+                                  bool mayOffload, ir::PlacementScope placement) {
+  if (var.empty()) return;
+  Event event;
+  event.kind = kind;
+  event.var = std::move(var);
+  event.callee = std::move(detail);
+  event.mayOffload = mayOffload;
+  event.placement = placement;
+  event.range = rangeOf(at);
+  emit(event);
+}
+
+std::vector<std::string> UnitLowerer::parameterOwners(TSNode expression) const {
+  std::vector<std::string> owners;
+  if (isNull(expression)) return owners;
+  const Fields& f = fields();
+  walkPreorder(expression, [&](TSNode node) {
+    if (kindOf(node) == Kind::call) {
+      TSNode function = unparenthesize(field(node, f.function));
+      if (kindOf(function) == Kind::attribute) {
+        const std::string_view method = text(field(function, f.attribute), source_);
+        if (method == "parameters" || method == "named_parameters") {
+          owners.emplace_back(text(field(function, f.object), source_));
+        }
+      }
+    } else if (kindOf(node) == Kind::identifier) {
+      const auto known = parameterSources_.find(std::string(text(node, source_)));
+      if (known != parameterSources_.end()) {
+        owners.insert(owners.end(), known->second.begin(), known->second.end());
+      }
+    }
+    return Walk::Descend;
+  });
+  std::sort(owners.begin(), owners.end());
+  owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+  return owners;
+}
+
+void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
+                                  const std::string& callee) {
+  const Fields& f = fields();
+  Event event;
+  event.kind = EventKind::Compose;
+  event.var = target;
+  event.range = rangeOf(value);
+  if (kindOf(value) == Kind::dictionary) {
+    for (TSNode entry : children(value)) {
+      if (kindOf(entry) != Kind::pair) continue;
+      std::string component = componentObject(field(entry, f.value), source_);
+      if (!component.empty()) event.components.push_back(std::move(component));
+    }
+  } else {
+    TSNode function = unparenthesize(field(value, f.function));
+    const std::string_view method =
+        kindOf(function) == Kind::attribute ? text(field(function, f.attribute), source_) : "";
+    const catalog::TrainerClass trainer = catalog::classifyTrainerClass(callee);
+    const std::string_view receiver =
+        kindOf(function) == Kind::attribute ? text(field(function, f.object), source_) : "";
+    const bool loader =
+        catalog::isComponentLoader(receiver, method) || catalog::isComponentRegistration(method);
+    if (!loader && !catalog::isComponentClass(callee) &&
+        trainer.style == catalog::TrainerStyle::None) {
+      return;
+    }
+    // A pipeline class takes its components by position too; a loader's first argument is
+    // where to load from, except `from_pipe(pipe)`; a trainer's first is the model.
+    const bool positional = !loader || catalog::takesPositionalComponents(method);
+    bool first = true;
+    for (TSNode argument : children(field(value, f.arguments))) {
+      const Kind kind = kindOf(argument);
+      if (kind == Kind::comment) continue;
+      std::string component;
+      if (kind == Kind::keyword_argument) {
+        const std::string_view keyword = text(field(argument, f.name), source_);
+        if (trainer.style == catalog::TrainerStyle::None ? !catalog::isLoaderOption(keyword)
+                                                       : keyword == "model") {
+          component = componentObject(field(argument, f.value), source_);
+        }
+      } else if (kind == Kind::dictionary_splat) {
+        for (TSNode inner : children(argument)) component = componentObject(inner, source_);
+      } else if (positional && (trainer.style == catalog::TrainerStyle::None || first)) {
+        component = componentObject(argument, source_);
+      }
+      if (kind != Kind::keyword_argument) first = false;
+      if (!component.empty()) event.components.push_back(std::move(component));
+    }
+    if (trainer.style != catalog::TrainerStyle::None) {
+      trainers_[target] = {trainer, callee.substr(callee.rfind('.') + 1)};
+      event.callee = callee;
+    }
+  }
+  if (!event.components.empty()) emit(event);
+}
+
+void UnitLowerer::lowerDeviceMapCheck(TSNode expression) {
+  if (isNull(expression) || text(expression, source_).find("hf_device_map") == std::string::npos) {
+    return;
+  }
+  const Fields& f = fields();
+  std::vector<std::string> checked;
+  bool namesOffloadDevice = false;
+  walkPreorder(expression, [&](TSNode node) {
+    if (kindOf(node) == Kind::attribute &&
+        text(field(node, f.attribute), source_) == "hf_device_map") {
+      checked.emplace_back(text(unparenthesize(field(node, f.object)), source_));
+      return Walk::Skip;
+    }
+    if (const auto value = stringValue(node, source_);
+        value && (*value == "cpu" || *value == "disk")) {
+      namesOffloadDevice = true;
+    }
+    return Walk::Descend;
+  });
+  if (!namesOffloadDevice) return;
+  for (std::string& object : checked) {
+    emitObjectEvent(EventKind::ResetPlacement, std::move(object), expression,
+                    "hf_device_map check", false, ir::PlacementScope::Checked);
+  }
+}
+
+bool UnitLowerer::lowerTrainerCall(TSNode call, std::string_view method, TSNode receiver) {
+  const Fields& f = fields();
+  // `Trainer(model=m, ...).train()`: the trainer is never named.
+  Trainer unnamed;
+  const Trainer* trainer = nullptr;
+  std::string trained;
+  if (kindOf(receiver) == Kind::call) {
+    const std::string callee = module_.resolver.resolve(field(receiver, f.function), source_);
+    unnamed = {catalog::classifyTrainerClass(callee), callee.substr(callee.rfind('.') + 1)};
+    if (unnamed.kind.style == catalog::TrainerStyle::None) return false;
+    trainer = &unnamed;
+    TSNode model = keywordArgument(receiver, "model", source_);
+    trained = componentObject(isNull(model) ? firstPositionalArgument(receiver) : model, source_);
+  } else {
+    const auto known = trainers_.find(std::string(text(receiver, source_)));
+    if (known == trainers_.end()) return false;
+    trainer = &known->second;
+    trained = std::string(text(receiver, source_)); // it holds the model (a Compose event)
+  }
+  const std::string described =
+      fmt::format("`{}.{}()` ({} `{}`)",
+                  kindOf(receiver) == Kind::call ? std::string_view(trainer->name)
+                                                 : text(receiver, source_),
+                  method, trainer->kind.library, trainer->name);
+  if (trainer->kind.style == catalog::TrainerStyle::TrainMethod && method == "train") {
+    emitObjectEvent(EventKind::Train, trained, call, described);
+    return !trained.empty();
+  }
+  if (trainer->kind.style == catalog::TrainerStyle::FitMethod && method == "fit") {
+    TSNode model = keywordArgument(call, "model", source_);
+    emitObjectEvent(EventKind::Train,
+                    componentObject(isNull(model) ? firstPositionalArgument(call) : model, source_),
+                    call, described);
+    return false; // still a call (it may raise)
+  }
+  return false;
+}
+
+bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::string& callee) {
+  const Fields& f = fields();
+  const TSNode first = firstPositionalArgument(call);
+  const std::string firstText = isNull(first) ? std::string() : std::string(text(first, source_));
+  const std::string spelled = callee.substr(callee.rfind('.') + 1) + "()";
+  // Module functions: accelerate's cpu_offload(X), dispatch_model(X, device_map=...), ...
+  switch (catalog::classifyOffloadFunction(callee)) {
+  case catalog::OffloadFunction::Offload:
+    emitObjectEvent(EventKind::Offload, firstText, call, spelled);
+    return true;
+  case catalog::OffloadFunction::DispatchModel:
+  case catalog::OffloadFunction::LoadAndDispatch: {
+    const catalog::DeviceMapPlacement placement = devicePlacement(call);
+    if (placement == catalog::DeviceMapPlacement::OnDevice) break;
+    emitObjectEvent(EventKind::Offload, firstText, call, spelled,
+                    placement == catalog::DeviceMapPlacement::MayOffload,
+                    ir::PlacementScope::DeviceMap);
+    return true;
+  }
+  case catalog::OffloadFunction::RemoveHooks: {
+    // Without recurse=True only the top module's hook goes; cpu_offload hooks submodules too.
+    TSNode recurse = keywordArgument(call, "recurse", source_);
+    std::vector<TSNode> positional;
+    for (TSNode argument : children(field(call, f.arguments))) {
+      if (kindOf(argument) != Kind::keyword_argument && kindOf(argument) != Kind::comment) {
+        positional.push_back(argument);
+      }
+    }
+    if (isNull(recurse) && positional.size() > 1) recurse = positional[1];
+    if (!isNull(recurse) && kindOf(unparenthesize(recurse)) == Kind::true_) {
+      emitObjectEvent(EventKind::ResetPlacement, firstText, call, spelled);
+    }
+    return true;
+  }
+  case catalog::OffloadFunction::None: break;
+  }
+  // An optimizer over X's parameters trains X.
+  if ((callee.starts_with("torch.optim.") || callee.find(".optim.") != std::string::npos) &&
+      callee.find("lr_scheduler") == std::string::npos) {
+    for (const std::string& owner : parameterOwners(field(call, f.arguments))) {
+      emitObjectEvent(EventKind::Train, owner, call, "optimizer over its parameters");
+    }
+    return false; // still a call (it may raise, and GL301 reads optimizer names)
+  }
+  if (kindOf(function) != Kind::attribute) return false;
+  const std::string_view method = text(field(function, f.attribute), source_);
+  const std::string receiver(text(unparenthesize(field(function, f.object)), source_));
+  if (catalog::isOffloadMethod(method)) {
+    emitObjectEvent(EventKind::Offload, receiver, call, std::string(method) + "()");
+    return true;
+  }
+  if (const catalog::ResetScope scope = catalog::classifyResetMethod(method);
+      scope != catalog::ResetScope::None) {
+    emitObjectEvent(EventKind::ResetPlacement, receiver, call, std::string(method) + "()", false,
+                    scope == catalog::ResetScope::DeviceMapLoad ? ir::PlacementScope::DeviceMap
+                                                              : ir::PlacementScope::Hooks);
+    return true;
+  }
+  if (catalog::isComponentRegistration(method)) {
+    lowerComponents(receiver, call, callee); // pipe.register_modules(unet=unet)
+    return false;
+  }
+  if (method == "requires_grad_" && modeArgument(call, source_) != ir::GradValue::Disabled) {
+    emitObjectEvent(EventKind::Train, receiver, call, "requires_grad_()");
+    return true;
+  }
+  if (method == "to" || method == "cuda") {
+    emitObjectEvent(EventKind::MoveTo, receiver, call, std::string(method) + "()");
+    return false; // keep the call: `.to()` results are values too
+  }
+  if ((method == "prepare" || method == "prepare_model") && receiver.ends_with("accelerator")) {
+    // accelerator.prepare(model, optimizer, dataloader, scheduler) readies each object by its
+    // type and only the models for training; prepare_model(m, evaluation_mode=True) for
+    // inference only.
+    TSNode evaluation = keywordArgument(call, "evaluation_mode", source_);
+    if (method == "prepare_model" && !isNull(evaluation) &&
+        kindOf(unparenthesize(evaluation)) != Kind::false_) {
+      return false;
+    }
+    for (TSNode argument : children(field(call, f.arguments))) {
+      const Kind kind = kindOf(argument);
+      if ((kind == Kind::identifier || kind == Kind::attribute) && mayBeModel(argument)) {
+        emitObjectEvent(EventKind::Train, std::string(text(argument, source_)), argument,
+                        "accelerator.prepare()");
+      }
+    }
+    return false;
+  }
+  return false;
+}
+
+} // namespace gradlint::python::detail

@@ -1,0 +1,308 @@
+// The Python lowering's own declarations, shared by its files (not an interface for others):
+//   lowering.cpp           the entry point and pass A: one walk collects units, imports, saves
+//   lowering_memo.cpp      pieces: reusing lowered definitions for partial parsing and the LSP memo
+//   lower_statements.cpp   pass B: a unit's statements to a CFG (control flow, with, try, loops)
+//   lower_expressions.cpp  pass B: calls and expressions (grad-mode APIs, training, placement)
+//   lowering_helpers.cpp   small questions about syntax nodes the passes share
+#pragma once
+
+#include "checkers/catalog/grad_mode_api.h"
+#include "checkers/catalog/offload_api.h"
+#include "checkers/python/lowering.h"
+#include "checkers/python/lowering_memo.h"
+#include "checkers/python/names.h"
+#include "checkers/python/syntax.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace gradlint::python::detail {
+
+using ir::Event;
+using ir::EventKind;
+using ir::kNoNode;
+using ir::NodeId;
+using catalog::GradApi;
+
+// Guards against pathological `finally` duplication (each jump through a `finally` copies it).
+inline constexpr size_t kMaxNodesPerUnit = 200'000;
+
+// A unit as found in the tree, before lowering.
+struct UnitSource {
+  ir::UnitKind kind = ir::UnitKind::Module;
+  TSNode node{};                 // function_definition / class_definition / lambda
+  int parent = -1;
+  std::vector<TSNode> statements; // module and script-main units
+  std::vector<TSNode> decorators;
+  std::vector<std::pair<std::string, TSNode>> assignedCalls; // `target = call(...)`
+  std::unordered_set<std::string> savedVars;  // targets assigned from torch.is_grad_enabled()
+  std::unordered_set<std::string> savedAttrs; // class units: `self.X = torch.is_grad_enabled()`
+  std::unordered_set<std::string> enteredNames; // `with name:` items: context objects kept
+  std::vector<std::string> optimizerTargets;    // `target = torch.optim.X(...)` in this unit
+  std::vector<std::string> savedSelfAttrs;      // methods: `self.X = torch.is_grad_enabled()`
+  bool isGenerator = false;
+  bool isAsync = false;
+  std::string name;
+  std::string qualifiedName;
+  int classUnit = -1; // methods: their class body unit
+  // The definition's header does not parse (or one around it does not): its code is not
+  // analysed, the syntax error (GL000) is all that is reported for it.
+  bool broken = false;
+};
+
+enum class Role { Other, Discarded, Assigned, Returned, WithItem };
+
+ir::GuardKind guardKindOf(GradApi api);
+
+// A def or class whose header does not parse: `def f(x, y=):`, `class C(:`. Error recovery keeps
+// the node, with an ERROR or a missing token before its body.
+bool headerDoesNotParse(TSNode definition);
+
+// A statement that is a definition whose header does not parse, or an ERROR that swallowed a
+// def or class header (`def f[(x):`). The statements after it, indented deeper, are that
+// definition's body (error recovery may leave them outside it), not code of the block around it.
+bool definitionDoesNotParse(TSNode statement, std::string_view source);
+
+// `a = f()` and `a, b = f(), g()`: the (target, value) pairs an assignment binds by name.
+std::vector<std::pair<TSNode, TSNode>> assignmentPairs(TSNode assignment);
+
+// The text of a plain string literal (no f-string interpolation), or nullopt.
+std::optional<std::string_view> stringValue(TSNode node, std::string_view source);
+
+TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source);
+
+// Where a `device_map=` value sends weights: a literal, or `a if c else b` of such values
+// (the worse of the two); anything else cannot be told.
+catalog::DeviceMapPlacement mapPlacement(TSNode map, std::string_view source, int depth = 0);
+
+// Of two placements a value may have, the one to report: offloads on some path, then maybe.
+catalog::DeviceMapPlacement worsePlacement(catalog::DeviceMapPlacement a,
+                                           catalog::DeviceMapPlacement b);
+
+// `stack.enter_context(torch.set_grad_enabled(False))`: an ExitStack will exit it. Any other
+// nested use (a tuple element, an argument) has toggled by construction and nothing exits it.
+bool handedToExitStack(TSNode call, std::string_view source);
+
+// The expression that selects a grad-mode call's mode: its first positional argument or `mode=`
+// (`set_grad_enabled(False)`, `inference_mode(mode=False)`); null when there is none.
+TSNode modeExpression(TSNode call, std::string_view source);
+
+// The grad mode a context call selects: `set_grad_enabled(False)`, `inference_mode(False)`.
+ir::GradValue modeArgument(TSNode call, std::string_view source);
+
+bool isMainGuard(TSNode condition, std::string_view source);
+
+// The object an argument passes as a component: `unet`, `self.unet`, `unwrap_model(unet)`,
+// `unet.to(device)`; `pipe.components` is all of `pipe`. Empty for anything else: a copy
+// (`copy.deepcopy(unet)`), a fresh load, a literal.
+std::string componentObject(TSNode value, std::string_view source);
+
+class ModuleLowering;
+
+TSNode firstPositionalArgument(TSNode call);
+std::string_view conditionKey(TSNode node, std::string_view source);
+
+class UnitLowerer {
+public:
+  UnitLowerer(ModuleLowering& module, const UnitSource& unit, ir::FunctionIR& fn);
+  void lower();
+  bool tooDeep() const { return tooDeep_; }
+  bool tooLarge() const { return tooLarge_; }
+  TSNode tooDeepAt() const { return tooDeepAt_; }
+
+private:
+  struct Cleanup {
+    bool isFinally = false;
+    TSNode finallyBlock{};
+    NodeId exceptionTarget = kNoNode; // for a finally: where exceptions inside it go
+    ir::GuardKind guard = ir::GuardKind::Other;
+    std::string key; // a with-item's save slot, shared by its EnterGuard and ExitGuard
+    std::string callee; // a with-item's context (its class's `__exit__` runs at the exit)
+    ir::SourceRange range;
+    int depth = 0;
+  };
+  struct Loop {
+    NodeId continueTarget;
+    NodeId breakTarget;
+    size_t cleanupDepth;
+  };
+  // A lexical grad-mode region: a with-block of a grad context, or the whole function under a
+  // grad-mode decorator.
+  struct Region {
+    ir::GuardKind guard = ir::GuardKind::Other;
+    bool disablesGrad = false;
+    NodeId enter = kNoNode;
+  };
+
+  NodeId newNode(Event event);
+  NodeId emit(Event event);
+  void link(NodeId from, NodeId to);
+  NodeId joinAll(const std::vector<NodeId>& ends);
+  ir::SourceRange rangeOf(TSNode node) const;
+
+  void lowerStatements(const std::vector<TSNode>& statements, int depth);
+  void lowerBlock(TSNode block, int depth);
+  void lowerStatement(TSNode statement, int depth);
+  void lowerAssignment(TSNode assignment);
+  void lowerIf(TSNode statement, int depth);
+  // On the path where `condition` tested `taken`: Assume events for what that says about
+  // names and attribute paths (`flag`, `self.training`, `not x`, `a and b`).
+  void emitAssumptions(TSNode condition, bool taken);
+  // Conditions tested by one `if` only correlate with nothing: their Assume events become Nop.
+  void forgetUncorrelatedConditions();
+  void lowerWhile(TSNode statement, int depth);
+  void lowerFor(TSNode statement, int depth);
+  void lowerWith(TSNode statement, int depth);
+  void lowerDecoratorUses(TSNode statement);
+  void lowerImport(TSNode statement);
+  void lowerTry(TSNode statement, int depth);
+  void lowerMatch(TSNode statement, int depth);
+  void lowerJumpCleanups(size_t toDepth);
+  // Lowers the calls in an expression in evaluation order; `deps`, when given, collects the
+  // names the expression reads (for Assign events).
+  void lowerExpression(TSNode expression, Role role, std::string_view target = {},
+                       std::vector<std::string>* deps = nullptr);
+  void lowerCall(TSNode call, Role role, std::string_view target);
+  // `loss.backward()`, `opt.step()`, `opt.zero_grad()`, `model.eval()`...: true when the call
+  // was lowered as a training event.
+  bool lowerTrainingCall(TSNode call, TSNode function, const std::string& callee);
+  void emitAssign(TSNode at, std::string var, std::vector<std::string> deps, bool freshValue);
+  bool isOptimizer(std::string_view receiver) const;
+  // Whether a loading call (`from_pretrained`, `dispatch_model`, ...) offloads, by its
+  // `device_map=` and `offload_folder=` arguments; a map held in a local is judged by every
+  // value the unit binds it to.
+  catalog::DeviceMapPlacement devicePlacement(TSNode call) const;
+  // The values `name` is bound to in this unit when every binding is a plain `name = value`
+  // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
+  // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
+  const std::vector<TSNode>& plainBindings(std::string_view name) const;
+  // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
+  // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
+  bool quantizedWithoutCpuOffload(TSNode call) const;
+  // An `accelerator.prepare()` argument that may be a model (not an optimizer, scheduler or
+  // data loader by how it was built or what it is called).
+  bool mayBeModel(TSNode object) const;
+  bool optimizerOverNewLeaves(TSNode value, const std::string& callee) const;
+  // `x.clone()` is a new tensor: the value no longer depends on how `x` was made.
+  void dropClonedDependency(TSNode call, std::vector<std::string>& deps) const;
+  // Offload, placement reset and training of objects (GL201/GL202); true when lowered.
+  bool lowerPlacementCall(TSNode call, TSNode function, const std::string& callee);
+  void emitObjectEvent(EventKind kind, std::string var, TSNode at, std::string detail,
+                       bool mayOffload = false,
+                       ir::PlacementScope placement = ir::PlacementScope::Hooks);
+  // `target = Pipeline.from_pretrained(..., unet=unet)`, `Trainer(model=m)`, `{"unet": unet}`:
+  // target holds the objects passed as components.
+  void lowerComponents(const std::string& target, TSNode value, const std::string& callee);
+  // `if "cpu" in model.hf_device_map.values(): raise ...`: the code checks where the model went.
+  void lowerDeviceMapCheck(TSNode expression);
+  // `trainer.train()` of a transformers/TRL trainer, `trainer.fit(model)` of Lightning's.
+  bool lowerTrainerCall(TSNode call, std::string_view method, TSNode receiver);
+  // `X.parameters()` / `X.named_parameters()` paths in an expression, and variables known to
+  // hold such parameters.
+  std::vector<std::string> parameterOwners(TSNode expression) const;
+  void emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor, const std::string& callee);
+  std::string resolveCallee(TSNode function) const;
+  // A closure restoring the mode its enclosing function saved (a worker thread adopting its
+  // parent's grad mode) is a restore, not a toggle.
+  bool savedByEnclosingScope(const std::string& name) const;
+  bool isCatchAll(TSNode handler) const;
+
+  ModuleLowering& module_;
+  const UnitSource& unit_;
+  ir::FunctionIR& fn_;
+  std::string_view source_;
+  NodeId current_ = kNoNode;
+  NodeId exceptionTarget_ = kNoNode;
+  std::vector<Cleanup> cleanups_;
+  std::vector<Loop> loops_;
+  std::vector<Region> regions_;
+  size_t comprehensionDepth_ = 0;
+  // Per condition key: the first `if` (start byte) that tested it, and whether another did.
+  std::unordered_map<std::string, std::pair<uint32_t, bool>> conditionTests_;
+  std::unordered_map<std::string, NodeId> lastAssign_; // var -> its latest Assign, in source order
+  // Object tracking for the offload rules, flow-insensitive within the unit:
+  std::unordered_map<std::string, std::vector<std::string>>
+      parameterSources_;                                        // params = X.parameters()
+  std::unordered_map<std::string, std::string> loopParameters_; // for p in X.parameters()
+  struct Trainer {
+    catalog::TrainerClass kind;
+    std::string name; // `Trainer`, `SFTTrainer`
+  };
+  std::unordered_map<std::string, Trainer> trainers_; // trainer = Trainer(model=m, ...)
+  bool tooDeep_ = false;
+  bool tooLarge_ = false;
+  TSNode tooDeepAt_{};
+  // plainBindings' answers for every name of the unit, built on its first call.
+  struct NameBindings {
+    bool plain = true;
+    std::vector<TSNode> values;
+  };
+  mutable std::optional<std::unordered_map<std::string_view, NameBindings>> bindings_;
+};
+
+class ModuleLowering {
+public:
+  ModuleLowering(const SourceText& sourceText, const ModuleContext& moduleContext,
+                 PythonFileResult& output)
+      : source(sourceText), bytes(sourceText.bytes()), context(moduleContext), result(output),
+        resolver(moduleContext.moduleName, moduleContext.isPackageInit) {}
+
+  // Lowers every unit of `roots`. With `memo`, a top-level definition the memo holds (same text,
+  // same parsed ranges) is taken from it when `reuse`; returns false, having lowered nothing,
+  // when what was reused turns out to depend on module-wide facts that changed.
+  bool run(const std::vector<TSNode>& roots, const std::vector<ByteRange>& parsed,
+           LoweringMemo* memo, bool reuse);
+
+  const SourceText& source;
+  std::string_view bytes;
+  const ModuleContext& context;
+  PythonFileResult& result;
+  NameResolver resolver;
+  std::vector<UnitSource> units;
+  std::unordered_set<const void*> mainGuards; // `if __name__ == "__main__":` lowered apart
+  std::unordered_set<std::string> optimizerNames; // targets of torch.optim constructors
+
+private:
+  // A top-level statement, or a part of a top-level class (its header, a statement of its
+  // body), and the units found in it, in the order of the walk.
+  struct Piece {
+    TSNode statement{};
+    size_t firstUnit = 0;
+    size_t endUnit = 0;
+    int classUnit = -1; // a method of a top-level class: that class
+    std::string key;    // a function or method, with a memo: what the memo knows it by
+    const LoweredDefinition* reused = nullptr; // taken from the memo: no units of its own
+    LoweredDefinition fresh; // what the memo will keep of it
+  };
+
+  // Walks `from`'s subtree (not below `skipBelow`) with `stack` the units around it.
+  void collect(TSNode from, std::vector<int> stack, int depth, TSNode skipBelow = {});
+  void addPiece(std::vector<Piece>& pieces, TSNode statement, std::vector<int> stack, int depth,
+                std::string key);
+  void addClassPieces(std::vector<Piece>& pieces, TSNode statement, TSNode classNode,
+                      const std::vector<int>& stack, int depth);
+  void enter(TSNode node, int depth, std::vector<int>& stack);
+  void classifySavedModes();
+  std::string qualify(int parent, std::string_view name) const;
+  std::string definitionKey(TSNode statement, const std::vector<ByteRange>& parsed) const;
+  bool reusedContextHolds(const LoweringMemo& memo, const std::vector<Piece>& pieces) const;
+  LoweringMemo::ClassFacts classFacts(int classUnit) const;
+  void lowerUnit(const UnitSource& unit);
+  void appendReused(const Piece& piece);
+  void keep(Piece& piece, size_t outFirst);
+
+  std::unordered_map<const void*, std::vector<TSNode>> decoratorsOf_;
+  Piece* recording_ = nullptr; // the definition whose suppressions the memo will keep
+  // Set while building pieces with a memo.
+  const std::vector<ByteRange>* parsed_ = nullptr;
+  LoweringMemo* memo_ = nullptr;
+  bool reuse_ = false;
+  bool reusedAny_ = false;
+};
+
+} // namespace gradlint::python::detail

@@ -1,0 +1,702 @@
+#include "program/engine.h"
+
+#include "checkers/catalog/grad_mode_api.h"
+#include "checkers/cpp/checker_module.h"
+#include "checkers/ir/summaries.h"
+#include "checkers/python/chunks.h"
+#include "checkers/python/frontend.h"
+#include "program/cpp_module.h"
+#include "program/discover.h"
+#include "program/read_file.h"
+#include "program/test_hooks.h"
+#include "rules/rule.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gradlint {
+namespace {
+
+bool mentionsAny(const std::string& text, const std::vector<std::string>& needles) {
+  return std::any_of(needles.begin(), needles.end(), [&](const std::string& needle) {
+    return text.find(needle) != std::string::npos;
+  });
+}
+
+// The selected rules' markers, compiled for one pass over each file.
+struct MarkerSet {
+  std::vector<python::Needle> needles;
+  std::vector<std::string> all; // every needle's text (C++: any one makes a file worth a parse)
+  python::NeedleSearch search{std::vector<python::Needle>{}};
+
+  void add(const rules::Rule& rule) {
+    const python::ClassScope scope =
+        rule.needsWholeClass() ? python::ClassScope::WholeClass : python::ClassScope::Member;
+    for (std::string_view marker : rule.markers()) {
+      needles.push_back({std::string(marker), python::Match::Marker, scope});
+    }
+    for (std::string_view marker : rule.wordMarkers()) {
+      needles.push_back({std::string(marker), python::Match::WordMarker, scope});
+    }
+  }
+  // After the last add().
+  void compile() {
+    for (const python::Needle& needle : needles) {
+      if (std::find(all.begin(), all.end(), needle.text) == all.end()) all.push_back(needle.text);
+    }
+    search = python::NeedleSearch(needles);
+  }
+  bool empty() const { return all.empty(); }
+};
+
+struct FileState {
+  const FileInput* input = nullptr;
+  std::vector<const rules::Rule*> rules; // to run on this file
+  const MarkerSet* markers = nullptr; // of those rules: text that makes a chunk worth parsing
+  std::shared_ptr<SourceText> source;
+  std::optional<python::PythonFileResult> lowered;
+  std::string error;
+  // Python partial parsing: the file's chunks (split on its first mention of a needle) and the
+  // byte ranges last lowered.
+  python::ChunkLayout layout;
+  std::vector<bool> chosen; // per chunk: mentions a needle
+  bool optimizersChosen = false;
+  std::vector<bool> chosenAsBinding; // per chunk: chosen only as a binding of module code
+  std::vector<python::ByteRange> ranges;
+  // A large file's last tree: if a rescan adds chunks, the parse reuses what did not change.
+  std::unique_ptr<python::DocumentMemo> treeMemo;
+  // C++: the project headers whose functions this translation unit lowered, until the run
+  // takes them as files of their own (adoptHeaders).
+  std::vector<std::pair<std::shared_ptr<SourceText>, python::PythonFileResult>> headers;
+};
+
+bool readFile(const std::string& path, std::string& out, std::string& error) {
+  deleteBeforeReadHook(path);
+  if (readWholeFile(path, out, error)) return true;
+  error = path + ": " + error;
+  return false;
+}
+
+// The qualified name of the innermost function, lambda or class containing `byte`.
+std::string enclosingScope(const ir::ModuleIR& module, uint32_t byte) {
+  const ir::FunctionIR* innermost = nullptr;
+  for (const ir::FunctionIR& unit : module.units) {
+    if (unit.kind == ir::UnitKind::Module || byte < unit.range.startByte ||
+        byte >= unit.range.endByte) {
+      continue;
+    }
+    if (innermost == nullptr || unit.range.endByte - unit.range.startByte <
+                                    innermost->range.endByte - innermost->range.startByte) {
+      innermost = &unit;
+    }
+  }
+  if (innermost == nullptr) return "";
+  return innermost->qualifiedName.empty() ? innermost->name : innermost->qualifiedName;
+}
+
+void lowerCppFile(FileState& state, const CheckOptions& options) {
+  state.lowered.emplace();
+  state.lowered->module.language = ir::Language::Cpp;
+  state.lowered->module.path = state.source->path();
+  // The C++ module is opened by the first C++ file that needs a parse (program/cpp_module.h).
+  std::string error;
+  const cpp::CheckerModule* checker = cppCheckerModule(error);
+  if (checker == nullptr) {
+    state.error = state.source->path() + ": " + error;
+    return;
+  }
+  cpp::CppFileResult result =
+      checker->analyzeFile(*state.source, options.cppCommands.get(), cppRuleNames());
+  state.lowered->module = std::move(result.module);
+  state.lowered->suppressions = std::move(result.suppressions);
+  state.lowered->frontendDiagnostics = std::move(result.frontendDiagnostics);
+  state.lowered->warnings = std::move(result.warnings);
+  for (cpp::CppHeaderResult& header : result.headers) {
+    python::PythonFileResult lowered;
+    lowered.module = std::move(header.module);
+    lowered.suppressions = std::move(header.suppressions);
+    state.headers.emplace_back(std::move(header.source), std::move(lowered));
+  }
+}
+
+// C++ files are compiled whole; a notebook is parsed whole because its kernel carries grad mode
+// from each cell into every later one (a toggle's cell alone cannot tell whether it leaks).
+bool parsedWhole(const FileState& state) {
+  return isCppPath(state.input->ref.path) || state.source->notebook() != nullptr;
+}
+
+// Headers lowered through the translation units that include them become files of the run:
+// their units are analysed and reported at the header's lines. A header's functions may come
+// from several translation units (each function from the first to claim it): they are merged.
+// `named`: how many states are the run's own inputs (the rest were adopted earlier).
+void adoptHeaders(std::vector<FileState>& states, std::deque<FileInput>& headerInputs,
+                  size_t named) {
+  std::unordered_map<std::string, size_t> byPath;
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (states[i].input->ref.path.empty()) continue;
+    byPath.emplace(states[i].input->ref.path, i);
+  }
+  const size_t count = states.size();
+  for (size_t i = 0; i < count; ++i) {
+    auto headers = std::move(states[i].headers);
+    states[i].headers.clear();
+    for (auto& [source, lowered] : headers) {
+      const std::string path = source->path();
+      auto found = byPath.find(path);
+      if (found != byPath.end() && found->second >= named && states[found->second].lowered) {
+        ir::ModuleIR& module = states[found->second].lowered->module;
+        for (ir::FunctionIR& unit : lowered.module.units) module.units.push_back(std::move(unit));
+        std::stable_sort(module.units.begin(), module.units.end(),
+                         [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
+                           return a.range.startByte < b.range.startByte;
+                         });
+        continue;
+      }
+      if (found != byPath.end()) continue; // named on the command line: checked on its own
+      FileInput& input = headerInputs.emplace_back();
+      input.ref = describeFile(path);
+      FileState header;
+      header.input = &input;
+      header.rules = states[i].rules;
+      header.markers = states[i].markers;
+      header.source = std::move(source);
+      header.lowered = std::move(lowered);
+      byPath.emplace(path, states.size());
+      states.push_back(std::move(header));
+    }
+  }
+}
+
+// The bytes a lowering of `state` hands to the parser.
+size_t parsedBytes(const FileState& state) {
+  if (state.ranges.empty()) return state.source->bytes().size();
+  size_t bytes = 0;
+  for (const python::ByteRange& range : state.ranges) bytes += range.end - range.start;
+  return bytes;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Files parsed in part whose tree (and lowering) is kept for the run, for rescans: large ones
+// only (only large files make a rescan round wait), and only up to a total of parsed bytes (a
+// tree and the kept IR take ~25-35 times the bytes parsed). Files are lowered largest first, so
+// the budget goes to the largest: on the torch corpus every file a rescan re-parses fits in it.
+constexpr size_t kTreeKeptFromBytes = 32 * 1024;
+constexpr size_t kTreesKeptBudgetBytes = 1024 * 1024;
+
+// What may still be kept; shared by the threads of one run.
+struct KeptTreeBudget {
+  std::atomic<size_t> left{kTreesKeptBudgetBytes};
+  bool take(size_t bytes) {
+    size_t now = left.load();
+    while (now >= bytes) {
+      if (left.compare_exchange_weak(now, now - bytes)) return true;
+    }
+    return false;
+  }
+};
+
+// Returns true when the parse started from a tree this run kept for the file.
+bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& budget) {
+  const SourceFileRef& ref = state.input->ref;
+  if (isCppPath(ref.path)) {
+    lowerCppFile(state, options);
+    return false;
+  }
+  python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
+  if (state.source->notebook() != nullptr) {
+    // Nothing imports a notebook: its top level is the kernel's session, run cell by cell.
+    context = {ref.moduleName, false, false, true};
+  }
+  python::DocumentMemo* memo = state.input->documentMemo.get();
+  const bool fromKeptTree = state.treeMemo != nullptr;
+  if (memo == nullptr && !state.ranges.empty()) {
+    const size_t bytes = parsedBytes(state);
+    if (!state.treeMemo && bytes >= kTreeKeptFromBytes && budget.take(bytes)) {
+      state.treeMemo = std::make_unique<python::DocumentMemo>();
+    }
+    memo = state.treeMemo.get();
+  }
+  state.lowered = python::analyzePythonFile(*state.source, context, state.ranges, memo);
+  state.lowered->module.origin = state.input->origin;
+  return fromKeptTree;
+}
+
+// Python: parse only the chunks that mention a needle (plus every import). The file is split
+// into chunks at its first mention (`needles` then also name the imports whose aliases count).
+// Returns true when more chunks were chosen (and so the file needs lowering again).
+bool chooseMentions(FileState& state, const std::vector<python::Mention>& mentions,
+                    const std::vector<std::string>& needles) {
+  if (mentions.empty()) return false;
+  const std::string& text = state.source->bytes();
+  bool chosen = false;
+  if (state.layout.chunks.empty()) {
+    state.layout = python::scanChunks(text, state.source->contentStart(), true);
+    state.chosen.assign(state.layout.chunks.size(), false);
+    // `from torch import no_grad as ng`: chunks that call `ng` matter too.
+    const std::vector<std::string> aliases =
+        python::importAliases(text, state.layout.chunks, needles);
+    chosen = python::chooseChunks(text, state.layout, aliases, state.chosen, python::Match::Word);
+  }
+  chosen = python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
+  return chosen;
+}
+
+// After choosing: the ranges to parse. Once anything is parsed, so is every mention of an
+// optimizer (`self.opt = torch.optim.SGD(...)` in an `__init__` that names no marker tells the
+// training rules which `.step()` is an optimizer's), and the module-level statements that use
+// what a chosen one binds (python::chooseModuleFlow).
+void planRanges(FileState& state) {
+  if (!state.optimizersChosen) {
+    state.optimizersChosen = true;
+    static const python::NeedleSearch kOptimizers({"optim"}, python::Match::Substring);
+    python::chooseMentioned(state.layout, kOptimizers.find(state.source->bytes()), state.chosen);
+  }
+  python::chooseModuleFlow(state.source->bytes(), state.layout, state.chosen,
+                           state.chosenAsBinding);
+  state.ranges = python::chosenRanges(state.layout.chunks, state.chosen);
+}
+
+bool planPythonRanges(FileState& state) {
+  const MarkerSet& markers = *state.markers;
+  if (!chooseMentions(state, markers.search.find(state.source->bytes()), markers.all)) {
+    return false;
+  }
+  planRanges(state);
+  return true;
+}
+
+// A summarised function's last name (`f` of `pkg.mod.f`, of a C++ `ns::Class::f`), with every
+// qualified name in the run it stands for.
+struct RescanName {
+  std::string name;
+  std::vector<std::string> qualified;
+  // When every qualified name is a method: the classes' names. Outside the defining module a
+  // call resolves to a method only as `Class.method(...)` (`obj.method()` resolves to nothing).
+  std::vector<std::string> classes;
+  bool onlyMethods = true;
+};
+
+// The names whose callers are worth parsing: those of summaries with an effect on callers that
+// were not scanned for yet. A name comes back when it stands for a new qualified name too.
+std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
+                                      const std::vector<const ir::ModuleIR*>& modules,
+                                      const std::vector<ir::EventKind>& callersNeededOf,
+                                      std::unordered_set<std::string>& scannedQualified) {
+  std::map<std::string, RescanName> byName; // ordered: the same needles in every run
+  std::unordered_set<std::string> fresh;
+  std::vector<std::string> wanted;
+  for (const auto& [qualified, summary] : summaries.all()) {
+    // Only effects a caller's rules act on make its callers worth parsing.
+    if (summary.affectsCallers()) wanted.push_back(qualified);
+  }
+  // Rules that ask how a function is called (GL303: only with grad disabled?) need all of its
+  // call sites: the callers of every function with such an event are parsed too.
+  for (const ir::ModuleIR* module : callersNeededOf.empty() ? decltype(modules){} : modules) {
+    for (const ir::FunctionIR& fn : module->units) {
+      // Dunder methods run implicitly (`Model(...)`, `with x:`), so their call sites are not
+      // calls by name: searching files for `__init__` would parse every class around.
+      if (fn.qualifiedName.empty() || fn.kind == ir::UnitKind::Module ||
+          (fn.name.starts_with("__") && fn.name.ends_with("__"))) {
+        continue;
+      }
+      if (std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const ir::Node& node) {
+            return std::find(callersNeededOf.begin(), callersNeededOf.end(), node.event.kind) !=
+                   callersNeededOf.end();
+          })) {
+        wanted.push_back(fn.qualifiedName);
+      }
+    }
+  }
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::unordered_map<std::string_view, std::string_view> classOf; // methods' qualified names
+  for (const ir::ModuleIR* module : modules) {
+    if (module->language != ir::Language::Python) continue;
+    for (const ir::FunctionIR& fn : module->units) {
+      if (!fn.className.empty() && !fn.qualifiedName.empty()) {
+        classOf.emplace(fn.qualifiedName, fn.className);
+      }
+    }
+  }
+  for (const std::string& qualified : wanted) {
+    const size_t dot = qualified.rfind('.');
+    const size_t scope = qualified.rfind("::");
+    std::string name = dot != std::string::npos     ? qualified.substr(dot + 1)
+                       : scope != std::string::npos ? qualified.substr(scope + 2)
+                                                    : qualified;
+    // A method Python runs for a use of its class (`Cls(...)` runs `__init__`, `with Cls():`
+    // `__enter__` and `__exit__`, `@Cls()` `__call__`): its callers name the class, so the class
+    // is what is searched for, as a function's name is. (Its summary may come from a module not
+    // lowered in this run: the class is the name before the method's.)
+    const bool runByUse = dot != std::string::npos && dot > 0 &&
+                          (name == "__init__" || name == "__new__" || name == "__enter__" ||
+                           name == "__exit__" || name == "__aenter__" || name == "__aexit__" ||
+                           name == "__call__");
+    if (runByUse) {
+      const size_t classStart = qualified.rfind('.', dot - 1);
+      name = qualified.substr(classStart == std::string::npos ? 0 : classStart + 1,
+                              dot - (classStart == std::string::npos ? 0 : classStart + 1));
+    }
+    if (scannedQualified.insert(qualified).second) fresh.insert(name);
+    RescanName& entry = byName[name];
+    entry.name = name;
+    entry.qualified.push_back(qualified);
+    const auto method = runByUse ? classOf.end() : classOf.find(qualified);
+    if (method == classOf.end()) {
+      entry.onlyMethods = false;
+    } else {
+      entry.classes.emplace_back(method->second);
+    }
+  }
+  std::vector<RescanName> names;
+  for (auto& [name, entry] : byName) {
+    if (fresh.count(name) != 0) names.push_back(std::move(entry));
+  }
+  return names;
+}
+
+// One rescan round's names, compiled once for every file.
+struct RescanSearch {
+  explicit RescanSearch(const std::vector<RescanName>& rescanned)
+      : names(plainNames(rescanned)), search(names, python::Match::Word) {
+    for (const RescanName& name : rescanned) byName.emplace(name.name, &name);
+  }
+  static std::vector<std::string> plainNames(const std::vector<RescanName>& names) {
+    std::vector<std::string> out;
+    for (const RescanName& name : names) out.push_back(name.name);
+    return out;
+  }
+  std::vector<std::string> names;
+  python::NeedleSearch search;
+  std::unordered_map<std::string_view, const RescanName*> byName;
+};
+
+// Python: chooses the chunks that use one of the round's names. A `def NAME` alone does not
+// count unless it can define one of the summarised functions itself (same module): then it makes
+// that name ambiguous (unsummarised), as in a full parse. Returns true when more chunks were
+// chosen.
+bool planRescan(FileState& state, const RescanSearch& round) {
+  const bool allChosen = !state.chosen.empty() &&
+                         std::all_of(state.chosen.begin(), state.chosen.end(), std::identity());
+  if (allChosen) return false; // nothing left to add
+  const std::string& text = state.source->bytes();
+  std::vector<python::Mention> mentions = round.search.find(text);
+  if (mentions.empty()) return false;
+  const std::string& module = state.input->ref.moduleName;
+  std::erase_if(mentions, [&](const python::Mention& mention) {
+    const size_t at = mention.at;
+    size_t end = at;
+    while (end < text.size() && python::isWordChar(text[end])) ++end;
+    const auto found = round.byName.find(std::string_view(text).substr(at, end - at));
+    if (found == round.byName.end() || module.empty()) return false;
+    const RescanName& name = *found->second;
+    const bool mayDefine =
+        std::any_of(name.qualified.begin(), name.qualified.end(), [&](const std::string& q) {
+          return q.size() > module.size() && q.starts_with(module) && q[module.size()] == '.';
+        });
+    if (mayDefine) return false;
+    if (!python::mayCall(text, at)) return true;
+    if (!name.onlyMethods) return false;
+    // Another module reaches a method only through its class: `Class.method`.
+    size_t owner = at;
+    if (owner == 0 || text[--owner] != '.') return true;
+    const size_t ownerEnd = owner;
+    while (owner > 0 && python::isWordChar(text[owner - 1])) --owner;
+    const std::string_view ownerName = std::string_view(text).substr(owner, ownerEnd - owner);
+    return std::find(name.classes.begin(), name.classes.end(), ownerName) == name.classes.end();
+  });
+  if (!chooseMentions(state, mentions, round.names)) return false;
+  planRanges(state);
+  return true;
+}
+
+struct LoweredCount {
+  size_t files = 0;
+  size_t bytes = 0;        // handed to the parser
+  size_t fromKeptTree = 0; // files re-parsed from the tree kept by their last parse
+};
+
+// Lowers the wanted files, the largest first: a large file started last would leave the other
+// threads idle at the end (the longest-processing-time-first rule).
+LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector<char>& wanted,
+                               const CheckOptions& options, KeptTreeBudget& budget) {
+  std::vector<std::pair<size_t, size_t>> order; // (bytes to parse, index)
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (wanted[i]) order.emplace_back(parsedBytes(states[i]), i);
+  }
+  std::sort(order.begin(), order.end(), std::greater<>());
+  LoweredCount count;
+  std::atomic<size_t> fromKeptTree{0};
+  parallelFor(order.size(), options.threads, [&](size_t at) {
+    if (lowerFile(states[order[at].second], options, budget)) ++fromKeptTree;
+  });
+  count.fromKeptTree = fromKeptTree;
+  count.files = order.size();
+  for (const auto& [bytes, index] : order) count.bytes += bytes;
+  return count;
+}
+
+// The text that makes a file worth lowering: the selected rules' markers, or for C++ the
+// names of LibTorch's grad-mode API (compiling is expensive; most files name none of it).
+const std::vector<std::string>& markersFor(const FileState& state) {
+  static const std::vector<std::string> kCpp = [] {
+    std::vector<std::string> out;
+    for (std::string_view marker : catalog::cppMarkers()) out.emplace_back(marker);
+    // A quoted include is usually a project header, whose functions are checked through the
+    // files that include it.
+    out.emplace_back("#include \"");
+    return out;
+  }();
+  if (isCppPath(state.input->ref.path) && !state.markers->empty()) return kCpp;
+  return state.markers->all;
+}
+
+} // namespace
+
+void parallelFor(size_t count, unsigned threads, const std::function<void(size_t)>& fn) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<size_t>(threads, count));
+  if (threads <= 1) {
+    for (size_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < count; i = next++) fn(i);
+  };
+  // The calling thread is one of the workers: one thread fewer to start (and, under jemalloc, one
+  // thread cache fewer to set up and flush) per phase.
+  std::vector<std::thread> workers;
+  workers.reserve(threads - 1);
+  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work);
+  work();
+  for (std::thread& worker : workers) worker.join();
+}
+
+bool isRuleSelected(std::string_view code, bool preview, const CheckOptions& options) {
+  // Like ruff's syntax errors, GL000 is always on: without it a broken file looks clean.
+  if (code == "GL000") return true;
+  auto matches = [&](const std::vector<std::string>& prefixes) {
+    return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& prefix) {
+      return prefix == "ALL" || code.starts_with(prefix);
+    });
+  };
+  if (matches(options.ignore)) return false;
+  if (options.select.empty()) return !preview;
+  // A preview rule runs only when named (or its exact prefix is), not through ALL.
+  if (preview) {
+    return std::any_of(options.select.begin(), options.select.end(),
+                       [&](const std::string& p) { return p != "ALL" && code.starts_with(p); });
+  }
+  return matches(options.select);
+}
+
+CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& options) {
+  CheckResult result;
+  std::vector<FileState> states(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) states[i].input = &inputs[i];
+
+  const auto& rules = rules::allRules();
+  std::vector<const rules::Rule*> selected;
+  for (const rules::Rule* rule : rules) {
+    if (isRuleSelected(rule->info().code, rule->info().preview, options)) selected.push_back(rule);
+  }
+  // Files with a selection of their own (from their configuration) run only those rules; each
+  // distinct selection compiles its markers once.
+  std::map<std::vector<const rules::Rule*>, MarkerSet> markerSets;
+  for (FileState& state : states) {
+    if (!state.input->enabledRules) {
+      state.rules = selected;
+    } else {
+      for (const std::string& code : *state.input->enabledRules) {
+        if (const rules::Rule* rule = rules::findRule(code)) state.rules.push_back(rule);
+      }
+    }
+    auto [entry, added] = markerSets.try_emplace(state.rules);
+    if (added) {
+      for (const rules::Rule* rule : state.rules) entry->second.add(*rule);
+      entry->second.compile();
+    }
+    state.markers = &entry->second;
+  }
+
+  // Read every file; lower those that contain a marker of a selected rule.
+  std::atomic<size_t> bytesRead{0};
+  auto phaseStart = std::chrono::steady_clock::now();
+  std::vector<char> wanted(states.size(), 0);
+  parallelFor(states.size(), options.threads, [&](size_t i) {
+    FileState& state = states[i];
+    std::string bytes;
+    if (state.input->contents) {
+      bytes = *state.input->contents;
+    } else if (!readFile(state.input->ref.path, bytes, state.error)) {
+      return;
+    }
+    bytesRead += bytes.size();
+    if (isNotebookPath(state.input->ref.path)) {
+      std::string error;
+      std::optional<Notebook> notebook = Notebook::parse(std::move(bytes), error);
+      if (!notebook) {
+        state.error = state.input->ref.path + ": " + error;
+        return;
+      }
+      state.source = std::make_shared<SourceText>(
+          state.input->ref.path, std::make_shared<const Notebook>(std::move(*notebook)));
+    } else {
+      state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
+    }
+    if (!options.prefilter) {
+      wanted[i] = 1; // every file, whole
+    } else if (parsedWhole(state)) {
+      wanted[i] = mentionsAny(state.source->bytes(), markersFor(state));
+    } else {
+      wanted[i] = planPythonRanges(state);
+    }
+  });
+  KeptTreeBudget keptTrees;
+  const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, keptTrees);
+  std::deque<FileInput> headerInputs; // the headers' (adoptHeaders); outlives `states`
+  adoptHeaders(states, headerInputs, inputs.size());
+  result.stats.bytesRead = bytesRead;
+  result.stats.firstPassFiles = firstPass.files;
+  result.stats.firstPassBytes = firstPass.bytes;
+  result.stats.readAndFirstPassSeconds = secondsSince(phaseStart);
+  phaseStart = std::chrono::steady_clock::now();
+
+  std::vector<ir::EventKind> callersNeededOf;
+  for (const FileState& state : states) {
+    for (const rules::Rule* rule : state.rules) {
+      const std::optional<ir::EventKind> kind = rule->needsCallersOf();
+      if (kind && std::find(callersNeededOf.begin(), callersNeededOf.end(), *kind) ==
+                      callersNeededOf.end()) {
+        callersNeededOf.push_back(*kind);
+      }
+    }
+  }
+
+  // Summaries across files. A file that never names a grad API can still call a helper that
+  // leaks: re-scan the skipped files for the names of summarised functions until none is new.
+  ir::SummaryTable summaries;
+  ir::GradStateReports gradStates; // of the last summaries, for the rules
+  std::unordered_set<std::string> scannedQualified;
+  while (true) {
+    std::vector<const ir::ModuleIR*> modules;
+    for (const FileState& state : states) {
+      if (state.lowered) modules.push_back(&state.lowered->module);
+    }
+    gradStates.clear();
+    summaries = ir::computeSummaries(modules, &gradStates, options.knownSummaries.get());
+    const std::vector<RescanName> names =
+        namesToRescan(summaries, modules, callersNeededOf, scannedQualified);
+    if (names.empty()) break;
+    const RescanSearch round(names);
+    const std::vector<std::string>& plainNames = round.names;
+    ++result.stats.rescanRounds;
+    std::vector<char> wantedAgain(states.size(), 0);
+    parallelFor(states.size(), options.threads, [&](size_t i) {
+      FileState& state = states[i];
+      if (!state.source || !options.prefilter) return;
+      if (parsedWhole(state)) {
+        wantedAgain[i] = !state.lowered && mentionsAny(state.source->bytes(), plainNames);
+      } else {
+        wantedAgain[i] = planRescan(state, round);
+      }
+    });
+    const LoweredCount added = lowerLargestFirst(states, wantedAgain, options, keptTrees);
+    adoptHeaders(states, headerInputs, inputs.size());
+    result.stats.rescanLowerings += added.files;
+    result.stats.rescanBytes += added.bytes;
+    result.stats.rescanFromKeptTree += added.fromKeptTree;
+    if (added.files == 0) break;
+  }
+  result.stats.summariesAndRescanSeconds = secondsSince(phaseStart);
+  if (options.keepSummaries) {
+    result.summaries = std::make_shared<const ir::SummaryTable>(summaries);
+  }
+  phaseStart = std::chrono::steady_clock::now();
+
+  // Rules.
+  std::vector<std::vector<Diagnostic>> perFile(states.size());
+  std::vector<std::vector<std::string>> perFileScopes(states.size());
+  parallelFor(states.size(), options.threads, [&](size_t i) {
+    FileState& state = states[i];
+    if (!state.lowered || state.input->context) return;
+    // The modules are as last summarised: the loop above stops before lowering anything again.
+    rules::RuleContext context(state.lowered->module, summaries,
+                               state.lowered->frontendDiagnostics, state.source.get(),
+                               &gradStates);
+    for (const rules::Rule* rule : state.rules) rule->check(context);
+    std::vector<Diagnostic> diagnostics = context.takeDiagnostics();
+    const Suppressions& suppressions = state.lowered->suppressions;
+    std::erase_if(diagnostics, [&](const Diagnostic& d) {
+      return d.code != "GL000" && suppressions.suppresses(d.range.startLine, d.code);
+    });
+    std::sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return std::tie(a.range.startByte, a.code, a.range.endByte) <
+             std::tie(b.range.startByte, b.code, b.range.endByte);
+    });
+    // A `finally` body is lowered once per way out; its events are reported once.
+    diagnostics.erase(std::unique(diagnostics.begin(), diagnostics.end(),
+                                  [](const Diagnostic& a, const Diagnostic& b) {
+                                    return a.code == b.code &&
+                                           a.range.startByte == b.range.startByte &&
+                                           a.range.endByte == b.range.endByte;
+                                  }),
+                      diagnostics.end());
+    for (const Diagnostic& d : diagnostics) {
+      perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
+    }
+    perFile[i] = std::move(diagnostics);
+  });
+  result.stats.rulesSeconds = secondsSince(phaseStart);
+
+  for (size_t i = 0; i < states.size(); ++i) {
+    FileState& state = states[i];
+    if (state.input->context) {
+      // Code the run does not check: only its effect on the checked files is reported.
+      ++result.stats.contextFiles;
+      result.stats.contextLowered += state.lowered.has_value();
+      continue;
+    }
+    if (!state.error.empty()) {
+      result.errors.push_back(state.error);
+      continue;
+    }
+    ++result.filesRead;
+    if (state.lowered) {
+      ++result.filesAnalysed;
+      for (std::string& warning : state.lowered->warnings) result.warnings.push_back(warning);
+    }
+    if (!perFile[i].empty()) {
+      result.files.push_back({state.source, std::move(perFile[i]), std::move(perFileScopes[i])});
+    }
+  }
+  std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {
+    return a.source->path() < b.source->path();
+  });
+#if defined(__SANITIZE_ADDRESS__)
+  const bool releaseMemory = true; // leak checking must see a clean exit
+#else
+  const bool releaseMemory = options.releaseMemory;
+#endif
+  if (!releaseMemory) {
+    // Deliberately never freed: the process exits next (CheckOptions::releaseMemory).
+    static_cast<void>(new std::vector<FileState>(std::move(states)));
+    static_cast<void>(new ir::GradStateReports(std::move(gradStates)));
+  }
+  return result;
+}
+
+} // namespace gradlint

@@ -1,0 +1,21 @@
+#include "program/install_layout.h"
+
+#include <system_error>
+
+namespace gradlint {
+
+std::filesystem::path executableDir() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path(".") : self.parent_path();
+}
+
+std::filesystem::path privateLibraryPath(std::string_view fileName) {
+  const std::filesystem::path lib = executableDir().parent_path() / "lib";
+  std::filesystem::path installed = lib / "gradlint" / fileName;
+  std::error_code ec;
+  if (std::filesystem::exists(installed, ec)) return installed;
+  return lib / fileName;
+}
+
+} // namespace gradlint

@@ -1,0 +1,127 @@
+#include "program/summary_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace gradlint {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json rangeToJson(const ir::SourceRange& range) {
+  // Lines and columns only: byte offsets would change with every edit above the toggle that
+  // keeps its line (a comment's text), and an unchanged summary must keep its bytes so that a
+  // build system does not re-check the dependents.
+  return {{"start", {range.startLine, range.startColumn}},
+          {"end", {range.endLine, range.endColumn}}};
+}
+
+ir::SourceRange rangeFromJson(const ordered_json& value) {
+  ir::SourceRange range;
+  range.startLine = value.at("start").at(0).get<uint32_t>();
+  range.startColumn = value.at("start").at(1).get<uint32_t>();
+  range.endLine = value.at("end").at(0).get<uint32_t>();
+  range.endColumn = value.at("end").at(1).get<uint32_t>();
+  // No byte offsets (a consumer that needs them maps lines and columns in the file itself).
+  return range;
+}
+
+} // namespace
+
+std::string summariesToText(const ir::SummaryTable& table,
+                            const std::function<bool(const std::string& name)>& keep,
+                            const std::function<std::string(const std::string& path)>& relative) {
+  std::vector<const std::pair<const std::string, ir::FunctionSummary>*> entries;
+  for (const auto& entry : table.all()) {
+    if (entry.second.affectsCallers() && keep(entry.first)) entries.push_back(&entry);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  ordered_json list = ordered_json::array();
+  for (const auto* entry : entries) {
+    const ir::FunctionSummary& summary = entry->second;
+    // Only what differs from a summary that does nothing, in a fixed order.
+    ordered_json item = {{"name", entry->first}};
+    if (summary.moduleTopLevel) item["module"] = true;
+    if (summary.mayLeaveDisabled) item["leaves_disabled"] = true;
+    if (!summary.mayLeaveInherited) item["never_returns_caller_mode"] = true;
+    if (summary.returnsSavedMode) item["returns_saved_mode"] = true;
+    if (!summary.restoresArgs.empty()) item["restores_args"] = summary.restoresArgs;
+    if (summary.resetsGradients) item["resets_gradients"] = true;
+    if (summary.restoresOuterMode) item["restores_outer_mode"] = true;
+    if (summary.contextClass) item["context_class"] = true;
+    if (summary.exitKeepsMode) item["exit_keeps_mode"] = true;
+    if (!summary.offloadsArgs.empty()) {
+      item["offloads_args"] = summary.offloadsArgs;
+      item["offloads_params"] = summary.offloadsParams;
+    }
+    if (!summary.togglePath.empty()) {
+      ordered_json toggle = {{"path", relative(summary.togglePath)},
+                             {"range", rangeToJson(summary.toggleRange)},
+                             {"callee", summary.toggleText}};
+      if (!summary.toggleOrigin.empty()) toggle["distribution"] = summary.toggleOrigin;
+      item["toggle"] = std::move(toggle);
+    }
+    list.push_back(std::move(item));
+  }
+  const ordered_json file = {{"format", "gradlint-summaries"},
+                             {"version", kSummaryFormatVersion},
+                             {"summaries", std::move(list)}};
+  return file.dump(1) + "\n";
+}
+
+bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string& error) {
+  try {
+    return readSummaries(ordered_json::parse(text), into, error);
+  } catch (const nlohmann::json::exception& e) {
+    error = std::string("malformed summary file: ") + e.what();
+    return false;
+  }
+}
+
+bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
+                   std::string& error) {
+  try {
+    if (!file.is_object() || file.value("format", "") != "gradlint-summaries") {
+      error = "not a gradlint summary file (no \"format\": \"gradlint-summaries\")";
+      return false;
+    }
+    if (file.value("version", 0) != kSummaryFormatVersion) {
+      error = "summary file version " + file.value("version", ordered_json(0)).dump() +
+              ", this gradlint reads version " + std::to_string(kSummaryFormatVersion);
+      return false;
+    }
+    for (const ordered_json& item : file.at("summaries")) {
+      ir::FunctionSummary summary;
+      summary.moduleTopLevel = item.value("module", false);
+      summary.mayLeaveDisabled = item.value("leaves_disabled", false);
+      summary.mayLeaveInherited = !item.value("never_returns_caller_mode", false);
+      summary.returnsSavedMode = item.value("returns_saved_mode", false);
+      summary.restoresArgs = item.value("restores_args", std::vector<int>{});
+      summary.resetsGradients = item.value("resets_gradients", false);
+      summary.restoresOuterMode = item.value("restores_outer_mode", false);
+      summary.contextClass = item.value("context_class", false);
+      summary.exitKeepsMode = item.value("exit_keeps_mode", false);
+      summary.offloadsArgs = item.value("offloads_args", std::vector<int>{});
+      summary.offloadsParams = item.value("offloads_params", std::vector<std::string>{});
+      if (summary.offloadsParams.size() != summary.offloadsArgs.size()) {
+        error = "`offloads_params` and `offloads_args` differ in length";
+        return false;
+      }
+      if (const auto toggle = item.find("toggle"); toggle != item.end()) {
+        summary.togglePath = toggle->at("path").get<std::string>();
+        summary.toggleRange = rangeFromJson(toggle->at("range"));
+        summary.toggleText = toggle->value("callee", "");
+        summary.toggleOrigin = toggle->value("distribution", "");
+      }
+      into.update(item.at("name").get<std::string>(), summary);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    error = std::string("malformed summary file: ") + e.what();
+    return false;
+  }
+  return true;
+}
+
+} // namespace gradlint
