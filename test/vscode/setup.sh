@@ -15,10 +15,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tool/apt_packages.sh
 
+# Each step's time, for CI's budget (README: about 5 minutes the first time).
+step() { echo "vscode-test: $1 done after ${SECONDS} s"; }
+
 install_missing_packages vscode-test chromium fonts-liberation libkrb5-dev make g++ python3
+step "Debian packages"
 
 build=$(realpath "${GRADLINT_BUILD_DIR:-build}")
 cmake --build "$build" --target vscode-extension
+step "the VSIX"
 
 tools="$build/vscode/test-tools"
 lock=test/vscode/Inputs/package-lock.json
@@ -32,6 +37,7 @@ if ! cmp -s "$lock" "$tools/installed-package-lock.json"; then
   cp test/vscode/Inputs/package.json "$lock" "$tools/"
   # --ignore-scripts: none of the three needs its own (code-server's is run below).
   (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  step "npm ci"
   # Native modules are built for Node 24's ABI against its headers (include/node in the package),
   # two compiler jobs at a time (JOBS, read by node-gyp); postinstall.sh reads the Node version
   # from npm's user agent.
@@ -44,6 +50,8 @@ if ! cmp -s "$lock" "$tools/installed-package-lock.json"; then
     exit 1
   }
   cp "$lock" "$tools/installed-package-lock.json"
+  step "code-server's postinstall.sh"
 fi
-"$node24/bin/node" "$tools/node_modules/code-server/out/node/entry.js" --version | head -n 1 |
-  sed 's/^/vscode-test: code-server /'
+# From its package.json: running code-server, even for --version, writes a config file into
+# ~/.config unless told otherwise.
+echo "vscode-test: code-server $("$node24/bin/node" -p "require('$tools/node_modules/code-server/package.json').version"), $("$node24/bin/node" --version)"
