@@ -31,6 +31,10 @@ interface PythonEnvironmentsApi {
   };
 }
 
+function searchPath(): string[] {
+  return (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+}
+
 async function isExecutableFile(file: string): Promise<boolean> {
   try {
     const stat = await fs.promises.stat(file);
@@ -79,9 +83,13 @@ async function pythonInterpreter(
       log.warn(`The Python extension did not give its environment: ${String(error)}`);
     }
   }
-  const configured = vscode.workspace
-    .getConfiguration('python', folder)
-    .get<string>('defaultInterpreterPath');
+  // In an untrusted workspace only the user's own value counts: the workspace's could point at
+  // a gradlint shipped in the workspace itself (gradlint.path is restricted for the same reason,
+  // in package.json).
+  const setting = vscode.workspace.getConfiguration('python', folder);
+  const configured = vscode.workspace.isTrusted
+    ? setting.get<string>('defaultInterpreterPath')
+    : setting.inspect<string>('defaultInterpreterPath')?.globalValue;
   if (!configured || !/[\\/]/.test(configured)) {
     return { from: `python.defaultInterpreterPath (${configured ? `"${configured}", a bare command` : 'not set'})` };
   }
@@ -97,13 +105,21 @@ export async function findGradlint(
 
   const setting = config.get<string>('path', '').trim();
   if (setting) {
-    const executable = expandPath(setting, folder);
-    if (await isExecutableFile(executable)) {
-      return { executable, source: 'the gradlint.path setting', tried };
+    // A bare name ("gradlint-dev") is a command, looked up on PATH.
+    const candidates = /[\\/~]|\$\{/.test(setting)
+      ? [expandPath(setting, folder)]
+      : searchPath().map((directory) => path.join(directory, setting));
+    for (const executable of candidates) {
+      if (await isExecutableFile(executable)) {
+        return { executable, source: 'the gradlint.path setting', tried };
+      }
     }
+    const named = /[\\/~]|\$\{/.test(setting)
+      ? `${candidates[0]}, which is not an executable file`
+      : `"${setting}", which is no command on PATH`;
     return {
-      tried: [`gradlint.path: ${executable}`],
-      error: `The gradlint.path setting names ${executable}, which is not an executable file.`,
+      tried: [`gradlint.path: ${named}`],
+      error: `The gradlint.path setting names ${named}.`,
     };
   }
   tried.push('gradlint.path: not set');
@@ -121,13 +137,11 @@ export async function findGradlint(
     tried.push(`the Python environment: none, from ${from}`);
   }
 
-  const searchPath = process.env.PATH ?? '';
-  for (const directory of searchPath.split(path.delimiter)) {
-    if (!directory) continue;
+  for (const directory of searchPath()) {
     const candidate = path.join(directory, executableName);
     if (await isExecutableFile(candidate)) return { executable: candidate, source: 'PATH', tried };
   }
-  tried.push(`PATH: ${searchPath || '(empty)'}`);
+  tried.push(`PATH: ${process.env.PATH || '(empty)'}`);
   return { tried };
 }
 

@@ -139,6 +139,11 @@ export function activate(context: vscode.ExtensionContext): void {
       return restart();
     }),
     vscode.commands.registerCommand('gradlint.showLog', () => output.show()),
+    // Trusting the workspace makes its own gradlint.path, gradlint.args and interpreter count.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      output.info('The workspace is trusted now: restarting the server with its settings.');
+      void restart();
+    }),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // The trace level is read by the client itself; the rest needs a new server.
       if (['enable', 'path', 'args'].some((key) => event.affectsConfiguration(`gradlint.${key}`))) {
