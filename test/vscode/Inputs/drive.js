@@ -274,10 +274,33 @@ async function main() {
   });
   for (const row of notebookRows) console.log(`notebook problem: ${row}`);
 
+  step = 'restart';
+  // The command palette's "gradlint: Restart Server": a new server, found the same way, which
+  // shows the notebook's finding again.
+  await chord('Control+Shift+P');
+  await until('the command palette', () => document.querySelector('.quick-input-widget input:focus'));
+  await page.keyboard.type('gradlint: Restart Server');
+  await until('the restart command in the palette', () =>
+    [...document.querySelectorAll('.quick-input-list .monaco-list-row')]
+      .some((row) => row.textContent.includes('gradlint: Restart Server')));
+  await page.keyboard.press('Enter');
+  const starts = () => extensionLog().split('\n').filter((line) => line.includes('] Starting ')).length;
+  for (const deadline = Date.now() + 30000; starts() < 2; await sleep(200)) {
+    if (Date.now() > deadline) throw new Error('no second server start in the log within 30 s');
+  }
+  await until('the squiggle in cell 3 after the restart', () => document.querySelector(
+    '.notebook-editor .cell-list-container .monaco-list-row[data-index="2"] .squiggly-error'));
+  console.log(`restart: ${await until('the server running', () =>
+    [...document.querySelectorAll('.statusbar-item')]
+      .map((item) => item.getAttribute('aria-label') || '')
+      .find((label) => label.includes('gradlint') && label.startsWith('check')))}`);
+
   step = 'screenshot';
   await page.screenshot({ path: options.screenshot });
   for (const line of extensionLog().split('\n')) {
-    if (/Starting |No gradlint executable/.test(line)) console.log(`log: ${line.replace(/^\S+ \S+ /, '')}`);
+    if (/Starting |Restarting |No gradlint executable/.test(line)) {
+      console.log(`log: ${line.replace(/^\S+ \S+ /, '')}`);
+    }
   }
   await browser.close();
   server.kill();
