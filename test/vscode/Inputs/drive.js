@@ -39,11 +39,23 @@ environment.PATH = (process.env.PATH || '')
 
 // `timeout` in the RUN line stops the driver with SIGTERM: exit, so that the exit handlers
 // below stop code-server and Chromium too.
-process.on('SIGTERM', () => process.exit(124));
-process.on('SIGINT', () => process.exit(130));
+// Say where it stopped, since the step's own wait did not get to.
+const stopped = (signal, status) => () => {
+  console.log(`FAIL: ${step}: stopped by ${signal} (the RUN line's timeout?)`);
+  process.exit(status);
+};
+process.on('SIGTERM', stopped('SIGTERM', 124));
+process.on('SIGINT', stopped('SIGINT', 130));
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// The current step, for failures; each step's start time goes to stderr (lit shows it when
+// the test fails), to tell a slow machine from a stuck step.
 let step = 'start';
+const started = Date.now();
+function setStep(name) {
+  step = name;
+  console.error(`drive.js: ${((Date.now() - started) / 1000).toFixed(1)} s: ${name}`);
+}
 let page;
 
 // Waits until fn(arg), run in the page, returns something truthy, and returns it; fails the
@@ -128,7 +140,7 @@ async function main() {
     'files.autoSave': 'off',
   }, null, 2));
 
-  step = 'install the VSIX';
+  setStep('install the VSIX');
   const install = spawnSync(process.execPath, [codeServer, '--user-data-dir', userData,
     '--extensions-dir', extensions, '--install-extension', options.vsix],
   { env: environment, encoding: 'utf8' });
@@ -136,7 +148,7 @@ async function main() {
     throw new Error(`code-server --install-extension failed:\n${install.stdout}${install.stderr}`);
   }
 
-  step = 'start code-server';
+  setStep('start code-server');
   const server = spawn(process.execPath, [codeServer, '--auth', 'none', '--bind-addr', '127.0.0.1:0',
     '--user-data-dir', userData, '--extensions-dir', extensions, '--disable-telemetry',
     '--disable-update-check', '--disable-workspace-trust', options.project],
@@ -158,7 +170,7 @@ async function main() {
     server.on('exit', (code) => reject(new Error(`code-server exited (${code}):\n${serverLog}`)));
   });
 
-  step = 'open the workbench';
+  setStep('open the workbench');
   const browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -166,15 +178,18 @@ async function main() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       `--user-data-dir=${path.join(options.work, 'chromium')}`],
     defaultViewport: { width: 1400, height: 900 },
+    timeout: 60000,
   });
   process.on('exit', () => browser.process()?.kill());
   page = await browser.newPage();
   await page.evaluateOnNewDocument(installProblemRows);
-  await page.goto(`${url}?folder=${encodeURIComponent(options.project)}`);
+  // Slow machines: the page's scripts load for a while; the workbench wait below is the check.
+  await page.goto(`${url}?folder=${encodeURIComponent(options.project)}`,
+    { waitUntil: 'domcontentloaded', timeout: 90000 });
   await until('the workbench', () => document.querySelector('.monaco-workbench .part.editor'), null, 60);
   await until('the Explorer', () => document.querySelector('.explorer-folders-view .monaco-list-row'), null, 60);
 
-  step = 'no gradlint yet';
+  setStep('no gradlint yet');
   await openFile('caller.py');
   const missing = await until('the "no gradlint executable" message', () =>
     [...document.querySelectorAll('.notification-list-item-message')]
@@ -182,7 +197,7 @@ async function main() {
   console.log(`message: ${missing}`);
   console.log(`status: ${await until('the status bar item', statusText)}`);
 
-  step = 'select the Python environment';
+  setStep('select the Python environment');
   // Without the Python extension (code-server has none), python.defaultInterpreterPath is the
   // environment; changing it restarts the server, which now finds ENV/bin/gradlint.
   fs.mkdirSync(path.join(options.project, '.vscode'), { recursive: true });
@@ -197,7 +212,7 @@ async function main() {
   await page.$$eval('.notifications-toasts .codicon-notifications-clear', (buttons) =>
     buttons.forEach((button) => button.click()));
 
-  step = 'GL101 in the Problems view';
+  setStep('GL101 in the Problems view');
   await chord('Control+Shift+M');
   const rows = await until('GL101 and its related location in the Problems view', () => {
     const labels = window.problemRows();
@@ -206,7 +221,7 @@ async function main() {
   });
   for (const row of rows) console.log(`problem: ${row}`);
 
-  step = 'quick fix';
+  setStep('quick fix');
   // Focus the editor, go to the diagnostic (F8 moves the cursor there and opens its peek,
   // which Escape closes), then open the code actions at the cursor (Ctrl+.).
   await page.click('.editor-instance .monaco-editor .view-lines');
@@ -249,7 +264,7 @@ async function main() {
     !window.problemRows().some((label) => label.includes('caller.py')));
   console.log('problems after the fix: none in caller.py');
 
-  step = 'notebook';
+  setStep('notebook');
   await openFile('train.ipynb');
   // Each cell of the notebook editor is a list row (data-index: its place in the notebook,
   // markdown included); a diagnostic shows as a squiggle in its cell's editor.
@@ -274,7 +289,7 @@ async function main() {
   });
   for (const row of notebookRows) console.log(`notebook problem: ${row}`);
 
-  step = 'restart';
+  setStep('restart');
   // The command palette's "gradlint: Restart Server": a new server, found the same way, which
   // shows the notebook's finding again.
   await chord('Control+Shift+P');
@@ -295,7 +310,7 @@ async function main() {
       .map((item) => item.getAttribute('aria-label') || '')
       .find((label) => label.includes('gradlint') && label.startsWith('check')))}`);
 
-  step = 'screenshot';
+  setStep('screenshot');
   await page.screenshot({ path: options.screenshot });
   for (const line of extensionLog().split('\n')) {
     if (/Starting |Restarting |No gradlint executable/.test(line)) {
@@ -306,7 +321,10 @@ async function main() {
   server.kill();
 }
 
-main().then(() => process.exit(0), async (error) => {
+main().then(() => {
+  setStep('done');
+  process.exit(0);
+}, async (error) => {
   console.log(`FAIL: ${step}: ${error.message}`);
   if (page) {
     await page.screenshot({ path: options.screenshot.replace(/\.png$/, '-failure.png') }).catch(() => {});
