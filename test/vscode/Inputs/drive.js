@@ -28,8 +28,15 @@ const puppeteer = require(path.join(options.tools, 'node_modules', 'puppeteer-co
 const codeServer = path.join(options.tools, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const userData = path.join(options.work, 'user-data');
 const extensions = path.join(options.work, 'extensions');
-// code-server writes its config.yaml under XDG_CONFIG_HOME: never into the user's home.
-const environment = { ...process.env, XDG_CONFIG_HOME: path.join(options.work, 'xdg-config') };
+// code-server writes its config.yaml under XDG_CONFIG_HOME, its logs under XDG_DATA_HOME, and
+// VS Code a device id under ~/.cache: all in the test's folder, never in the user's home.
+const environment = {
+  ...process.env,
+  HOME: path.join(options.work, 'home'),
+  XDG_CONFIG_HOME: path.join(options.work, 'home', '.config'),
+  XDG_DATA_HOME: path.join(options.work, 'home', '.local', 'share'),
+  XDG_CACHE_HOME: path.join(options.work, 'home', '.cache'),
+};
 // The extension must not find a gradlint before the test selects the environment: drop the
 // PATH folders that hold one (an installed gradlint on the machine).
 environment.PATH = (process.env.PATH || '')
