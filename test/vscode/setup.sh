@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tool/apt_packages.sh
 
-# Each step's time, for CI's budget (README: about 5 minutes the first time).
+# Each step's time, for CI's budget.
 step() { echo "vscode-test: $1 done after ${SECONDS} s"; }
 
 install_missing_packages vscode-test chromium fonts-liberation libkrb5-dev make g++ python3
