@@ -84,6 +84,8 @@ int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInp
       errors.push_back(error + " (left unchanged)");
     }
   }
+  // The reports (JUnit, SARIF) show the problems that kept files from being checked.
+  run.remaining.errors = errors;
   // Fixed source goes to stdout when it came from stdin (as ruff does), the report to stderr.
   std::ostream& report = readsStdin ? std::cerr : std::cout;
   if (readsStdin) {
@@ -536,6 +538,8 @@ int report(CheckRun& run, CheckResult& result) {
   if (args.confirm && !probe::confirmFindings(result, args.confirmDevices, confirmError)) {
     errors.push_back(confirmError);
   }
+  // The reports (JUnit, SARIF) show every problem of the run, discovery's included.
+  result.errors = errors;
   if (args.statistics) {
     renderStatistics(result, std::cout);
   } else {
