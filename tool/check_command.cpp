@@ -555,9 +555,27 @@ int report(CheckRun& run, CheckResult& result) {
   return kExitFindings;
 }
 
+// --stdin-filename says what stdin holds, so it reads stdin with or without `-`, as ruff does.
+// Without `-`, paths named beside it are not checked (ruff's rule too), and a warning says so.
+CheckArgs readStdinWhenNamed(const CheckArgs& given) {
+  CheckArgs args = given;
+  if (args.stdinFilename.empty() ||
+      std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end()) {
+    return args;
+  }
+  for (const std::string& path : args.paths) {
+    std::cerr << fmt::format("gradlint: warning: {}: not checked: --stdin-filename reads "
+                             "stdin instead (add `-` to check both)\n",
+                             path);
+  }
+  args.paths = {"-"};
+  return args;
+}
+
 } // namespace
 
-int runCheckCommand(const CheckArgs& args) {
+int runCheckCommand(const CheckArgs& given) {
+  const CheckArgs args = readStdinWhenNamed(given);
   CheckRun run(args);
   if (!resolveSelection(run) || !gatherInputs(run) || !openCppChecker(run) || !addProgram(run)) {
     return kExitError;
