@@ -30,9 +30,11 @@
 namespace gradlint {
 namespace {
 
-bool validateCodes(const std::vector<std::string>& codes, const char* option) {
-  for (const std::string& code : codes) {
-    if (!isKnownSelector(code)) {
+// `given`: the selectors as typed, so the message echoes them unchanged.
+bool validateCodes(const std::vector<std::string>& given, const char* option) {
+  for (const std::string& code : given) {
+    const std::vector<std::string> normalised = normaliseCodes({code});
+    if (!normalised.empty() && !isKnownSelector(normalised.front())) {
       std::cerr << fmt::format("gradlint: error: {} `{}` matches no rule (see `gradlint rule "
                                "--all`)\n",
                                option, code);
@@ -298,9 +300,9 @@ bool resolveSelection(CheckRun& run) {
   cli.extendSelect = normaliseCodes(args.extendSelect);
   cli.ignore = normaliseCodes(args.ignore);
   cli.preview = args.preview;
-  if (!validateCodes(cli.select.value_or(std::vector<std::string>{}), "--select") ||
-      !validateCodes(cli.extendSelect, "--extend-select") ||
-      !validateCodes(cli.ignore, "--ignore")) {
+  if (!validateCodes(args.select, "--select") ||
+      !validateCodes(args.extendSelect, "--extend-select") ||
+      !validateCodes(args.ignore, "--ignore")) {
     return false;
   }
   if (args.unsafeFixes && !args.fix && !args.diff) {
