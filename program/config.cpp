@@ -247,7 +247,14 @@ std::string readConfigFile(const fs::path& path) {
 std::vector<std::string> normaliseCodes(const std::vector<std::string>& codes) {
   std::vector<std::string> out;
   for (const std::string& code : codes) {
-    if (!code.empty()) out.push_back(asciiUpper(code));
+    if (code.empty()) continue;
+    // A rule's name stands for its code, as in `gradlint rule grad-mode-leak`.
+    const std::string lower = asciiLower(code);
+    const auto& rules = rules::allRules();
+    const auto named = std::find_if(rules.begin(), rules.end(), [&](const rules::Rule* rule) {
+      return rule->info().name == lower;
+    });
+    out.push_back(named != rules.end() ? std::string((*named)->info().code) : asciiUpper(code));
   }
   return out;
 }

@@ -100,7 +100,7 @@ struct CliSelection {
   bool preview = false;
 };
 
-// Upper-cases codes and drops empty ones.
+// Upper-cases codes, turns rule names (`grad-mode-leak`) into their codes, drops empty ones.
 std::vector<std::string> normaliseCodes(const std::vector<std::string>& codes);
 // True when `selector` is ALL or a prefix of some rule's code.
 bool isKnownSelector(std::string_view selector);

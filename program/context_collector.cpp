@@ -126,7 +126,12 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
     const std::optional<ResolvedModule> resolved = resolver_.resolve(dotted, &why);
     if (!resolved) {
       // `from m import x` tries m.x as a module too: x is usually a name in m.
-      if (!mayBeName) unresolved_.try_emplace(dotted, why);
+      if (mayBeName) {
+      } else if (resolver_.isUnreadStandardLibrary(dotted)) {
+        ++report_.stdlib; // not read, like the rest of the standard library
+      } else {
+        unresolved_.try_emplace(dotted, why);
+      }
       byName_.emplace(dotted, kNone);
       return;
     }

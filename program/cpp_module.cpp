@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include <dlfcn.h>
 
 namespace gradlint {
@@ -29,6 +32,14 @@ LoadedModule openModule() {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      // Missing: name where gradlint-cpp installs it, not the build tree's fallback path.
+      loaded.error = fmt::format("C++ checking needs gradlint's C++ module: install gradlint-cpp "
+                                 "({}: not found)",
+                                 installedPrivateLibraryPath("libgradlint-cpp.so").string());
+      return loaded;
+    }
     loaded.error = fmt::format("C++ checking needs gradlint's C++ module: install gradlint-cpp "
                                "({})",
                                why != nullptr ? why : path);

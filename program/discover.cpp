@@ -401,10 +401,11 @@ DiscoveryResult discoverFiles(const std::vector<std::string>& roots,
       const PendingFolder directory = std::move(pending.back());
       pending.pop_back();
       entries.clear();
-      // An unreadable folder is an error the user must hear about, not an empty one.
+      // An unreadable folder is an error the user must hear about, not an empty one; worded as
+      // for an unreadable file (docs/reliability.md).
       std::string listError;
       if (!listFolder(directory.path, entries, listError)) {
-        result.errors.push_back(directory.path + ": " + listError);
+        result.errors.push_back(directory.path + ": cannot read: " + listError);
         continue;
       }
       std::sort(entries.begin(), entries.end(),

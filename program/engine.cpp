@@ -11,6 +11,8 @@
 #include "program/test_hooks.h"
 #include "rules/rule.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -83,6 +85,57 @@ bool readFile(const std::string& path, std::string& out, std::string& error) {
   deleteBeforeReadHook(path);
   if (readWholeFile(path, out, error)) return true;
   error = path + ": " + error;
+  return false;
+}
+
+// The offset of the first byte of `bytes` that is not part of well-formed UTF-8 (no overlong
+// forms, no surrogates, nothing past U+10FFFF); nullopt for UTF-8 text.
+std::optional<size_t> firstNonUtf8Byte(std::string_view bytes) {
+  for (size_t i = 0; i < bytes.size();) {
+    const auto lead = static_cast<unsigned char>(bytes[i]);
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    unsigned char low = 0x80; // the range the second byte must lie in
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;  // overlong
+      if (lead == 0xED) high = 0x9F; // surrogates
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;  // overlong
+      if (lead == 0xF4) high = 0x8F; // past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > bytes.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(bytes[i + k]);
+      if (k == 1 ? (next < low || next > high) : (next & 0xC0) != 0x80) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
+// Python source is UTF-8 text (PEP 3120). A checked file that is not (a binary file named .py,
+// a Latin-1 file) is an error naming the first bad byte, as ruff reports it: its findings would
+// rest on what the parser guessed. Context modules are read leniently: they are not checked.
+bool isCheckableText(const FileInput& input, std::string_view bytes, std::string& error) {
+  if (input.context || isCppPath(input.ref.path) || isNotebookPath(input.ref.path)) return true;
+  const std::optional<size_t> bad = firstNonUtf8Byte(bytes);
+  if (!bad) return true;
+  const std::string_view before = bytes.substr(0, *bad);
+  const size_t lineStart = before.rfind('\n');
+  const size_t line = static_cast<size_t>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const size_t column = lineStart == std::string_view::npos ? *bad + 1 : *bad - lineStart;
+  error = fmt::format("{}: not UTF-8 text (byte 0x{:02X} at line {}, column {})",
+                      input.ref.path, static_cast<unsigned char>(bytes[*bad]), line, column);
   return false;
 }
 
@@ -545,6 +598,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       return;
     }
     bytesRead += bytes.size();
+    if (!isCheckableText(*state.input, bytes, state.error)) return;
     if (isNotebookPath(state.input->ref.path)) {
       std::string error;
       std::optional<Notebook> notebook = Notebook::parse(std::move(bytes), error);

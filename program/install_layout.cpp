@@ -10,12 +10,15 @@ std::filesystem::path executableDir() {
   return ec ? std::filesystem::path(".") : self.parent_path();
 }
 
+std::filesystem::path installedPrivateLibraryPath(std::string_view fileName) {
+  return executableDir().parent_path() / "lib" / "gradlint" / fileName;
+}
+
 std::filesystem::path privateLibraryPath(std::string_view fileName) {
-  const std::filesystem::path lib = executableDir().parent_path() / "lib";
-  std::filesystem::path installed = lib / "gradlint" / fileName;
+  std::filesystem::path installed = installedPrivateLibraryPath(fileName);
   std::error_code ec;
   if (std::filesystem::exists(installed, ec)) return installed;
-  return lib / fileName;
+  return executableDir().parent_path() / "lib" / fileName;
 }
 
 } // namespace gradlint

@@ -11,8 +11,11 @@ namespace gradlint {
 // The folder of the running executable ("." if /proc is not mounted).
 std::filesystem::path executableDir();
 
+// Where the packages install a private library or module: BIN/../lib/gradlint/NAME.
+std::filesystem::path installedPrivateLibraryPath(std::string_view fileName);
+
 // A private library or module: BIN/../lib/gradlint/NAME when it exists (installed), else
-// BIN/../lib/NAME (the build tree, or the path to report when neither exists).
+// BIN/../lib/NAME (the build tree). When neither exists, messages name the installed path.
 std::filesystem::path privateLibraryPath(std::string_view fileName);
 
 } // namespace gradlint

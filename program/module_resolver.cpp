@@ -221,6 +221,14 @@ std::optional<ResolvedModule> ModuleResolver::resolve(const std::string& dotted,
   return it->second;
 }
 
+bool ModuleResolver::isUnreadStandardLibrary(const std::string& dotted) {
+  const std::string top = dotted.substr(0, dotted.find('.'));
+  if (isBuiltinModule(top)) return true;
+  if (top == dotted) return false;
+  const std::optional<ResolvedModule> topModule = resolve(top);
+  return topModule && topModule->kind == ModuleFileKind::Stdlib;
+}
+
 std::optional<ResolvedModule> ModuleResolver::find(const std::string& dotted) {
   const std::vector<std::string> parts = splitDots(dotted);
   if (std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); })) {

@@ -92,6 +92,11 @@ public:
   // Answers are remembered: each name costs its file-system lookups once.
   std::optional<ResolvedModule> resolve(const std::string& dotted, std::string* why = nullptr);
 
+  // Whether `dotted`, which resolve() did not find, is of the standard library: a module built
+  // into the interpreter (gc, sys, math), or a name under a standard library module (os.path
+  // is an alias that os sets up when it runs). Such imports are not unresolved.
+  bool isUnreadStandardLibrary(const std::string& dotted);
+
   // The distribution that installed the top-level module `topLevel` into search path `index`
   // (null when no metadata there names it).
   const Distribution* distributionOf(size_t index, const std::string& topLevel);

@@ -1,5 +1,7 @@
 #include "program/summary_store.h"
 
+#include "checkers/ir/json_error.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -75,7 +77,7 @@ bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string&
   try {
     return readSummaries(ordered_json::parse(text), into, error);
   } catch (const nlohmann::json::exception& e) {
-    error = std::string("malformed summary file: ") + e.what();
+    error = "malformed summary file: " + jsonErrorText(e.what());
     return false;
   }
 }
@@ -118,7 +120,7 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       into.update(item.at("name").get<std::string>(), summary);
     }
   } catch (const nlohmann::json::exception& e) {
-    error = std::string("malformed summary file: ") + e.what();
+    error = "malformed summary file: " + jsonErrorText(e.what());
     return false;
   }
   return true;

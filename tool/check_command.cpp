@@ -30,9 +30,11 @@
 namespace gradlint {
 namespace {
 
-bool validateCodes(const std::vector<std::string>& codes, const char* option) {
-  for (const std::string& code : codes) {
-    if (!isKnownSelector(code)) {
+// `given`: the selectors as typed, so the message echoes them unchanged.
+bool validateCodes(const std::vector<std::string>& given, const char* option) {
+  for (const std::string& code : given) {
+    const std::vector<std::string> normalised = normaliseCodes({code});
+    if (!normalised.empty() && !isKnownSelector(normalised.front())) {
       std::cerr << fmt::format("gradlint: error: {} `{}` matches no rule (see `gradlint rule "
                                "--all`)\n",
                                option, code);
@@ -84,6 +86,8 @@ int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInp
       errors.push_back(error + " (left unchanged)");
     }
   }
+  // The reports (JUnit, SARIF) show the problems that kept files from being checked.
+  run.remaining.errors = errors;
   // Fixed source goes to stdout when it came from stdin (as ruff does), the report to stderr.
   std::ostream& report = readsStdin ? std::cerr : std::cout;
   if (readsStdin) {
@@ -296,9 +300,9 @@ bool resolveSelection(CheckRun& run) {
   cli.extendSelect = normaliseCodes(args.extendSelect);
   cli.ignore = normaliseCodes(args.ignore);
   cli.preview = args.preview;
-  if (!validateCodes(cli.select.value_or(std::vector<std::string>{}), "--select") ||
-      !validateCodes(cli.extendSelect, "--extend-select") ||
-      !validateCodes(cli.ignore, "--ignore")) {
+  if (!validateCodes(args.select, "--select") ||
+      !validateCodes(args.extendSelect, "--extend-select") ||
+      !validateCodes(args.ignore, "--ignore")) {
     return false;
   }
   if (args.unsafeFixes && !args.fix && !args.diff) {
@@ -536,6 +540,8 @@ int report(CheckRun& run, CheckResult& result) {
   if (args.confirm && !probe::confirmFindings(result, args.confirmDevices, confirmError)) {
     errors.push_back(confirmError);
   }
+  // The reports (JUnit, SARIF) show every problem of the run, discovery's included.
+  result.errors = errors;
   if (args.statistics) {
     renderStatistics(result, std::cout);
   } else {
@@ -551,9 +557,27 @@ int report(CheckRun& run, CheckResult& result) {
   return kExitFindings;
 }
 
+// --stdin-filename says what stdin holds, so it reads stdin with or without `-`, as ruff does.
+// Without `-`, paths named beside it are not checked (ruff's rule too), and a warning says so.
+CheckArgs readStdinWhenNamed(const CheckArgs& given) {
+  CheckArgs args = given;
+  if (args.stdinFilename.empty() ||
+      std::find(args.paths.begin(), args.paths.end(), "-") != args.paths.end()) {
+    return args;
+  }
+  for (const std::string& path : args.paths) {
+    std::cerr << fmt::format("gradlint: warning: {}: not checked: --stdin-filename reads "
+                             "stdin instead (add `-` to check both)\n",
+                             path);
+  }
+  args.paths = {"-"};
+  return args;
+}
+
 } // namespace
 
-int runCheckCommand(const CheckArgs& args) {
+int runCheckCommand(const CheckArgs& given) {
+  const CheckArgs args = readStdinWhenNamed(given);
   CheckRun run(args);
   if (!resolveSelection(run) || !gatherInputs(run) || !openCppChecker(run) || !addProgram(run)) {
     return kExitError;

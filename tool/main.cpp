@@ -140,7 +140,8 @@ int main(int argc, char** argv) {
       ->add_option("--output-format", check.outputFormat,
                    "full, concise, json, json-lines, github, sarif or junit")
       ->capture_default_str();
-  checkCommand->add_option("--select", check.select, "Rule codes or prefixes to enable (ALL)")
+  checkCommand
+      ->add_option("--select", check.select, "Rule codes, prefixes or names to enable (ALL)")
       ->delimiter(',')
       ->allow_extra_args(false);
   checkCommand
@@ -148,14 +149,14 @@ int main(int argc, char** argv) {
                    "Rule codes or prefixes to enable on top of the configured selection")
       ->delimiter(',')
       ->allow_extra_args(false);
-  checkCommand->add_option("--ignore", check.ignore, "Rule codes or prefixes to disable")
+  checkCommand->add_option("--ignore", check.ignore, "Rule codes, prefixes or names to disable")
       ->delimiter(',')
       ->allow_extra_args(false);
   checkCommand->add_option("--exclude", check.exclude, "Glob of files or folders to skip")
       ->delimiter(',')
       ->allow_extra_args(false);
   checkCommand->add_option("--stdin-filename", check.stdinFilename,
-                           "The path to report for input read from stdin");
+                           "Check stdin (with or without `-`), reported as this path");
   checkCommand->add_option("--config", check.configPath,
                            "Configuration file for every path (pyproject.toml or gradlint.toml); "
                            "default: the nearest one above each file");
@@ -202,14 +203,16 @@ int main(int argc, char** argv) {
   checkCommand->add_flag("--show-context", check.showContext,
                          "Print the project root, the environment and what context was read "
                          "(to stderr)");
-  checkCommand->add_option("--summaries", check.summaryFiles,
-                           "Summary files (from `gradlint summarize`) of code outside the run");
+  // One file per use, so the paths after it stay paths: `--summaries a.sum --summaries b.sum`.
+  checkCommand
+      ->add_option("--summaries", check.summaryFiles,
+                   "A summary file (from `gradlint summarize`) of code outside the run; "
+                   "repeat for more")
+      ->allow_extra_args(false);
   checkCommand->add_flag("--no-prefilter", check.noPrefilter,
-                         "Parse every file, even those that name no grad-mode API")
-      ->group("");
+                         "Parse every file, even those that name no grad-mode API");
   checkCommand->add_flag("--stats", check.stats,
-                         "Print where the run's work went (bytes parsed, phase times) to stderr")
-      ->group("");
+                         "Print where the run's work went (bytes parsed, phase times) to stderr");
 
   std::string ruleCode;
   bool allRules = false;
@@ -226,8 +229,10 @@ int main(int argc, char** argv) {
   summarizeCommand
       ->add_option("-o,--output", summarize.summarizeTo, "The summary file (- : stdout)")
       ->required();
-  summarizeCommand->add_option("--summaries", summarize.summaryFiles,
-                               "Summary files of the code these files depend on");
+  summarizeCommand
+      ->add_option("--summaries", summarize.summaryFiles,
+                   "A summary file of the code these files depend on; repeat for more")
+      ->allow_extra_args(false);
   summarizeCommand->add_option("--python", summarize.python, "As for `check`");
   summarizeCommand->add_option("--project-root", summarize.projectRoot, "As for `check`");
   summarizeCommand->add_flag("--no-context", summarize.noContext, "As for `check`");
@@ -252,7 +257,7 @@ int main(int argc, char** argv) {
   CLI::App* serverCommand =
       app.add_subcommand("server", "Language server (LSP 3.17 over stdio) for editors");
   serverCommand->add_option("--debounce-ms", serverDebounceMs, "Delay before analysing an edit")
-      ->group("");
+      ->capture_default_str();
   serverCommand->add_option("--max-message-bytes", serverOptions.maxMessageBytes,
                             "Largest message accepted")
       ->group("");

@@ -289,17 +289,33 @@ std::string xmlEscape(std::string_view text) {
 }
 
 // JUnit XML as GitLab and Jenkins read it (ruff's layout): a testsuite per file, a failing
-// testcase per finding; a single passing testcase when there is nothing to report.
+// testcase per finding. A problem that stopped files from being checked (a missing or
+// unreadable path) is an <error> testcase, so a CI report of a failed run is not green. A
+// single passing testcase when there is nothing to report.
 void renderJunit(const CheckResult& result, std::ostream& out) {
   size_t total = 0;
   for (const FileReport& file : result.files) total += file.diagnostics.size();
+  const size_t problems = result.errors.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << fmt::format("<testsuites name=\"gradlint\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
-                     std::max<size_t>(total, 1), total);
-  if (total == 0) {
+  out << fmt::format(
+      "<testsuites name=\"gradlint\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+      std::max<size_t>(total + problems, 1), total, problems);
+  if (total == 0 && problems == 0) {
     out << "  <testsuite name=\"gradlint\" tests=\"1\" failures=\"0\" errors=\"0\">\n"
            "    <testcase name=\"No errors found\" classname=\"gradlint\"/>\n"
            "  </testsuite>\n";
+  }
+  if (problems > 0) {
+    out << fmt::format("  <testsuite name=\"gradlint\" tests=\"{}\" failures=\"0\" "
+                       "errors=\"{}\">\n",
+                       problems, problems);
+    for (const std::string& problem : result.errors) {
+      const std::string text = xmlEscape(problem);
+      out << fmt::format("    <testcase name=\"{}\" classname=\"gradlint\">\n", text);
+      out << fmt::format("      <error message=\"{}\" type=\"error\">{}</error>\n", text, text);
+      out << "    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
   }
   for (const FileReport& file : result.files) {
     const std::string path = xmlEscape(file.source->path());

@@ -160,6 +160,18 @@ ordered_json driver() {
                       {"rules", rules}};
 }
 
+// Whether the run did its work: a run that could not read some of its input is not
+// successful, and each problem is a notification, so code scanning does not show it as clean.
+ordered_json invocation(const CheckResult& result) {
+  ordered_json notifications = ordered_json::array();
+  for (const std::string& problem : result.errors) {
+    notifications.push_back({{"level", "error"}, {"message", {{"text", sentence(problem)}}}});
+  }
+  ordered_json json{{"executionSuccessful", result.errors.empty()}};
+  if (!notifications.empty()) json["toolExecutionNotifications"] = notifications;
+  return json;
+}
+
 } // namespace
 
 void renderSarif(const CheckResult& result, std::ostream& out) {
@@ -239,6 +251,7 @@ void renderSarif(const CheckResult& result, std::ostream& out) {
                    {"originalUriBaseIds",
                     {{std::string(kSourceRoot), {{"uri", "file://" + percentEncode(root)}}}}},
                    {"columnKind", "unicodeCodePoints"},
+                   {"invocations", ordered_json::array({invocation(result)})},
                    {"results", results}};
   ordered_json log{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                    {"version", "2.1.0"},

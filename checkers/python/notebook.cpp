@@ -1,6 +1,7 @@
 #include "checkers/python/notebook.h"
 
 #include "checkers/ir/diagnostic.h"
+#include "checkers/ir/json_error.h"
 
 #include <nlohmann/json.hpp>
 
@@ -317,7 +318,7 @@ std::optional<Notebook> Notebook::parse(std::string bytes, std::string& error) {
   try {
     document = json::parse(bytes);
   } catch (const json::exception& e) {
-    error = std::string("not a valid notebook: ") + e.what();
+    error = "not a valid notebook: " + jsonErrorText(e.what());
     return std::nullopt;
   }
   if (!document.is_object() || !document.contains("nbformat") ||

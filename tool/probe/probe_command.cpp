@@ -180,7 +180,9 @@ int runProbeCommand(int argc, char** argv) {
     argc = i;
     break;
   }
-  CLI::App app{"gradlint probe: confirm findings against the real LibTorch runtime"};
+  // Named, so that help and usage lines say `gradlint probe`, like the other commands'.
+  CLI::App app{"gradlint probe: confirm findings against the real LibTorch runtime",
+               "gradlint probe"};
   app.require_subcommand(1);
   RunOptions runOptions;
   std::string runFormat;

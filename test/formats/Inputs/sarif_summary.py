@@ -5,7 +5,8 @@
 
 Asserts what the schema cannot: ruleIndex points at the rule with the result's ruleId, every
 relative URI uses a uriBaseId that originalUriBaseIds defines as an absolute `file:` URI ending
-in `/`, and every result has a partial fingerprint. Exits 1 with `sarif_summary: error:`.
+in `/`, every result has a partial fingerprint, and the one invocation is unsuccessful exactly
+when it has tool notifications. Exits 1 with `sarif_summary: error:`.
 """
 import json
 import sys
@@ -95,6 +96,18 @@ def summary(run: dict) -> None:
     if len({value for _, _, value in prints}) != len(prints):
         fail("two results share a fingerprint")
     print(f"{len(prints)} distinct fingerprints")
+    invocations = run.get("invocations", [])
+    if len(invocations) != 1:
+        fail(f"expected one invocation, got {len(invocations)}")
+    invocation = invocations[0]
+    if "executionSuccessful" not in invocation:
+        fail("the invocation has no executionSuccessful")
+    notifications = invocation.get("toolExecutionNotifications", [])
+    if invocation["executionSuccessful"] == bool(notifications):
+        fail("executionSuccessful must be false exactly when there are error notifications")
+    print(f"invocation executionSuccessful={invocation['executionSuccessful']}")
+    for notification in notifications:
+        print(f"  notification {notification['level']}: {notification['message']['text']}")
 
 
 def compare(before: dict, after: dict) -> None:
