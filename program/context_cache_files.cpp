@@ -70,6 +70,21 @@ std::string distributionKey(const Distribution& distribution) {
   return fmt::format("{}-{:016x}.json", name, hash);
 }
 
+std::string installedKeyOf(const std::map<std::string, std::set<std::string>>& reached) {
+  std::string out; // one line without tabs: a snapshot stores it as it is
+  for (const auto& [key, modules] : reached) {
+    if (!out.empty()) out += ' ';
+    out += key; // a file name without spaces (distributionKey)
+    char separator = ':';
+    for (const std::string& module : modules) {
+      out += separator;
+      out += module; // a dotted name
+      separator = ',';
+    }
+  }
+  return out;
+}
+
 nlohmann::json issuedToJson(const IssuedDemand& issued) {
   return {{"module", issued.module}, {"names", issued.names}, {"name", issued.mayBeName}};
 }
@@ -197,7 +212,6 @@ bool loadDistributionEntry(const fs::path& file, const std::string& label,
   if (!report.cachedSummaries) report.cachedSummaries = std::make_shared<ir::SummaryTable>();
   for (const auto& [name, summary] : summaries->all())
     report.cachedSummaries->update(name, summary);
-  report.cachedSummariesKey += file.filename().string();
   report.cachedDistributions.push_back(label);
   if (modules != nullptr) *modules = std::move(cached);
   return true;

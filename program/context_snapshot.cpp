@@ -12,7 +12,7 @@ namespace {
 
 // One record per line, fields split by tabs, the path last; the last line says the file is
 // whole. A text format read with no JSON tree: a warm run reads this file and little else.
-constexpr std::string_view kHeader = "gradlint context snapshot 1";
+constexpr std::string_view kHeader = "gradlint context snapshot 2";
 constexpr std::string_view kEnd = "end";
 
 bool writable(std::string_view text) {
@@ -77,6 +77,10 @@ bool writeContextSnapshot(const std::filesystem::path& file, const ContextSnapsh
     if (!writable(entry.label) || !writable(entry.file)) return false;
     text += fmt::format("cached\t{}\t{}\t{}\n", entry.textHash, entry.label, entry.file);
   }
+  if (!writable(snapshot.installedKey)) return false;
+  if (!snapshot.installedKey.empty()) {
+    text += fmt::format("installed\t{}\n", snapshot.installedKey);
+  }
   text += kEnd;
   text += '\n';
   std::error_code ec;
@@ -130,6 +134,8 @@ std::optional<ContextSnapshot> readContextSnapshot(const std::filesystem::path& 
       snapshot.unresolved.emplace_back(std::string(part[1]), std::string(part[2]));
     } else if (kind == "distribution" && part.size() == 2) {
       snapshot.distributions.emplace_back(part[1]);
+    } else if (kind == "installed" && part.size() == 2) {
+      snapshot.installedKey = part[1];
     } else if (kind == "cached" && part.size() == 4) {
       ContextSnapshot::CachedEntry entry;
       if (!parseNumber(part[1], entry.textHash)) return std::nullopt;

@@ -44,6 +44,7 @@ struct ContextSnapshot {
     uint64_t textHash = 0;
   };
   std::vector<CachedEntry> cachedEntries;
+  std::string installedKey; // ContextReport::installedKey
 };
 
 // Writes `snapshot` to `file` atomically; false when it cannot be written or holds a string the

@@ -103,6 +103,7 @@ std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snap
   }
   replayed.unresolved = snapshot.unresolved;
   replayed.distributions = snapshot.distributions;
+  replayed.installedKey = snapshot.installedKey;
   replayed.fromSnapshot = true;
   replayed.snapshotPaths = snapshot.seen.size();
   std::vector<FileInput> inputs;

@@ -463,8 +463,10 @@ bool addProgram(CheckRun& run) {
       if (known->find(name) == nullptr) known->update(name, summary);
     }
     options.knownSummaries = std::move(known);
-    options.knownSummariesKey += run.contextReport.cachedSummariesKey;
   }
+  // Installed code is keyed on its distributions, whether this run reads their modules or takes
+  // their summaries from the distribution cache: the run after a cold one has the same key.
+  options.knownSummariesKey += run.contextReport.installedKey;
   return true;
 }
 
