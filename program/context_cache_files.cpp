@@ -1,5 +1,6 @@
 // The distribution cache's entries and the import memo, as files under the cache folder.
 #include "program/context_collector.h"
+#include "program/cache_folder.h"
 
 #include "checkers/python/imports.h"
 #include "program/config.h"
@@ -126,6 +127,7 @@ void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& pa
     std::string text;
     std::string error;
     if (!readWholeFile(importMemoPath(cacheDir, index).string(), text, error)) continue;
+    markCacheEntryUsed(importMemoPath(cacheDir, index));
     auto& bucket = memo.buckets[index];
     try {
       const nlohmann::json entry = nlohmann::json::parse(text);
@@ -209,6 +211,7 @@ bool loadDistributionEntry(const fs::path& file, const std::string& label,
   } catch (const nlohmann::json::exception&) {
     return false;
   }
+  markCacheEntryUsed(file);
   if (!report.cachedSummaries) report.cachedSummaries = std::make_shared<ir::SummaryTable>();
   for (const auto& [name, summary] : summaries->all())
     report.cachedSummaries->update(name, summary);

@@ -1,4 +1,5 @@
 #include "program/project_context.h"
+#include "program/cache_folder.h"
 #include "program/context_collector.h"
 
 #include "checkers/python/imports.h"
@@ -163,6 +164,7 @@ std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
                    ("collection-" + snapshotKey(checked, request) + ".txt");
     if (const std::optional<ContextSnapshot> stored = readContextSnapshot(snapshotFile)) {
       if (std::optional<std::vector<FileInput>> context = replaySnapshot(*stored, report)) {
+        markCacheEntryUsed(snapshotFile);
         report.contextSummaryDir = request.cacheDir / "context" / "summaries";
         report.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

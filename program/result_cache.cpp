@@ -1,4 +1,5 @@
 #include "program/result_cache.h"
+#include "program/cache_folder.h"
 #include "program/file_stat.h"
 #include "program/key_hasher.h"
 #include "program/read_file.h"
@@ -347,6 +348,7 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
       }
       if (readable) {
         if (std::optional<CheckResult> hit = resultFromJson(*entry, contentsKey(), inputs)) {
+          markCacheEntryUsed(cacheDir / name);
           return std::move(*hit);
         }
       }
