@@ -31,6 +31,9 @@ struct ContextSnapshot {
     std::string origin; // installed: "name version"
     bool isPackageInit = false;
     bool inPackage = false;
+    // Installed: the file itself (`path` names it inside its search folder, which the result
+    // cache cannot read it by). Empty for the project's modules.
+    std::string file;
   };
   std::vector<Input> inputs; // the context modules, in the collection's order
   std::map<std::string, size_t> counts; // the report's counters, by name

@@ -117,6 +117,16 @@ std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snap
     input.ref.inPackage = module.inPackage;
     input.origin = module.origin;
     input.context = true;
+    if (!module.file.empty()) {
+      // An installed module (one of no distribution: those of one come from the distribution
+      // cache) is named by its path inside its search folder, by which the result cache cannot
+      // read it: it is read here. Its stat is among those the snapshot just checked.
+      std::string text;
+      std::string error;
+      input.contentsStat = statFile(module.file);
+      if (!readWholeFile(module.file, text, error)) return std::nullopt;
+      input.contents = std::move(text);
+    }
     inputs.push_back(std::move(input));
   }
   report = std::move(replayed);
