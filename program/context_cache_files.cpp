@@ -1,5 +1,6 @@
 // The distribution cache's entries and the import memo, as files under the cache folder.
 #include "program/context_collector.h"
+#include "program/cache_folder.h"
 
 #include "checkers/python/imports.h"
 #include "program/config.h"
@@ -70,6 +71,21 @@ std::string distributionKey(const Distribution& distribution) {
   return fmt::format("{}-{:016x}.json", name, hash);
 }
 
+std::string installedKeyOf(const std::map<std::string, std::set<std::string>>& reached) {
+  std::string out; // one line without tabs: a snapshot stores it as it is
+  for (const auto& [key, modules] : reached) {
+    if (!out.empty()) out += ' ';
+    out += key; // a file name without spaces (distributionKey)
+    char separator = ':';
+    for (const std::string& module : modules) {
+      out += separator;
+      out += module; // a dotted name
+      separator = ',';
+    }
+  }
+  return out;
+}
+
 nlohmann::json issuedToJson(const IssuedDemand& issued) {
   return {{"module", issued.module}, {"names", issued.names}, {"name", issued.mayBeName}};
 }
@@ -111,6 +127,7 @@ void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& pa
     std::string text;
     std::string error;
     if (!readWholeFile(importMemoPath(cacheDir, index).string(), text, error)) continue;
+    markCacheEntryUsed(importMemoPath(cacheDir, index));
     auto& bucket = memo.buckets[index];
     try {
       const nlohmann::json entry = nlohmann::json::parse(text);
@@ -194,10 +211,10 @@ bool loadDistributionEntry(const fs::path& file, const std::string& label,
   } catch (const nlohmann::json::exception&) {
     return false;
   }
+  markCacheEntryUsed(file);
   if (!report.cachedSummaries) report.cachedSummaries = std::make_shared<ir::SummaryTable>();
   for (const auto& [name, summary] : summaries->all())
     report.cachedSummaries->update(name, summary);
-  report.cachedSummariesKey += file.filename().string();
   report.cachedDistributions.push_back(label);
   if (modules != nullptr) *modules = std::move(cached);
   return true;

@@ -46,9 +46,10 @@ size_t ContextCollector::distributionIndex(const Distribution& distribution) {
   if (!added) return found->second;
   DistributionRead read;
   read.label = label;
+  read.key = distributionKey(distribution);
   std::unordered_map<std::string, CachedModule> cached;
   if (!request_.cacheDir.empty()) {
-    read.cacheFile = request_.cacheDir / "distributions" / distributionKey(distribution);
+    read.cacheFile = request_.cacheDir / "distributions" / read.key;
     // Its key read RECORD (or the metadata folder's stat); the entry may be there or not.
     lookedAt_.push_back((distribution.metadataFolder / "RECORD").string());
     lookedAt_.push_back(distribution.metadataFolder.string());
@@ -498,6 +499,13 @@ std::vector<FileInput> ContextCollector::run() {
       report_.distributionsRead[d].modules.push_back(std::move(module));
     }
   }
+  std::map<std::string, std::set<std::string>> reached;
+  for (const Module& module : modules_) {
+    if (module.distribution != SIZE_MAX && module.readable) {
+      reached[report_.distributionsRead[module.distribution].key].insert(module.name);
+    }
+  }
+  report_.installedKey = installedKeyOf(reached);
 
   if (!request_.cacheDir.empty()) {
     report_.contextSummaryDir = request_.cacheDir / "context" / "summaries";
@@ -564,13 +572,20 @@ void ContextCollector::storeSnapshot(const fs::path& file,
   snapshot.takenNs = startedNs_;
   snapshot.seen = std::move(*seen);
   for (const FileInput& input : inputs) {
+    std::string file;
+    if (const auto found = byName_.find(input.ref.moduleName);
+        found != byName_.end() && found->second != kNone &&
+        modules_[found->second].resolved.searchKind == SearchPathKind::Installed) {
+      file = modules_[found->second].resolved.file.string();
+    }
     snapshot.inputs.push_back({input.ref.path, input.ref.moduleName, input.origin,
-                               input.ref.isPackageInit, input.ref.inPackage});
+                               input.ref.isPackageInit, input.ref.inPackage, std::move(file)});
   }
   for (const auto& [name, field] : kSnapshotCounts) snapshot.counts[name] = report_.*field;
   snapshot.unresolved = report_.unresolved;
   snapshot.distributions = report_.distributions;
   snapshot.cachedEntries = cachedEntries_;
+  snapshot.installedKey = report_.installedKey;
   writeContextSnapshot(file, snapshot); // one not written is only slower next time
 }
 

@@ -187,6 +187,11 @@ bool loadDistributionEntry(const fs::path& file, const std::string& label,
                            std::unordered_map<std::string, CachedModule>* modules,
                            ContextReport& report, uint64_t& textHash);
 
+// ContextReport::installedKey: each distribution reached (by its distributionKey) with the
+// names of its modules the context holds (read or from the cache): a run whose installed-code
+// budget left out modules another run summarised is not the same run.
+std::string installedKeyOf(const std::map<std::string, std::set<std::string>>& reached);
+
 struct Module {
   std::string name; // dotted
   ResolvedModule resolved;

@@ -12,7 +12,7 @@ namespace {
 
 // One record per line, fields split by tabs, the path last; the last line says the file is
 // whole. A text format read with no JSON tree: a warm run reads this file and little else.
-constexpr std::string_view kHeader = "gradlint context snapshot 1";
+constexpr std::string_view kHeader = "gradlint context snapshot 2";
 constexpr std::string_view kEnd = "end";
 
 bool writable(std::string_view text) {
@@ -54,12 +54,13 @@ bool writeContextSnapshot(const std::filesystem::path& file, const ContextSnapsh
     }
   }
   for (const ContextSnapshot::Input& input : snapshot.inputs) {
-    if (!writable(input.path) || !writable(input.moduleName) || !writable(input.origin)) {
+    if (!writable(input.path) || !writable(input.moduleName) || !writable(input.origin) ||
+        !writable(input.file)) {
       return false;
     }
-    text += fmt::format("input\t{}\t{}\t{}\t{}\n",
+    text += fmt::format("input\t{}\t{}\t{}\t{}\t{}\n",
                         (input.isPackageInit ? 1 : 0) | (input.inPackage ? 2 : 0),
-                        input.moduleName, input.origin, input.path);
+                        input.moduleName, input.origin, input.file, input.path);
   }
   for (const auto& [name, count] : snapshot.counts) {
     if (!writable(name)) return false;
@@ -76,6 +77,10 @@ bool writeContextSnapshot(const std::filesystem::path& file, const ContextSnapsh
   for (const ContextSnapshot::CachedEntry& entry : snapshot.cachedEntries) {
     if (!writable(entry.label) || !writable(entry.file)) return false;
     text += fmt::format("cached\t{}\t{}\t{}\n", entry.textHash, entry.label, entry.file);
+  }
+  if (!writable(snapshot.installedKey)) return false;
+  if (!snapshot.installedKey.empty()) {
+    text += fmt::format("installed\t{}\n", snapshot.installedKey);
   }
   text += kEnd;
   text += '\n';
@@ -117,11 +122,12 @@ std::optional<ContextSnapshot> readContextSnapshot(const std::filesystem::path& 
       snapshot.seen.emplace_back(std::string(part[6]), stat);
     } else if (kind == "absent" && part.size() == 2) {
       snapshot.seen.emplace_back(std::string(part[1]), std::nullopt);
-    } else if (kind == "input" && part.size() == 5) {
+    } else if (kind == "input" && part.size() == 6) {
       unsigned flags = 0;
       if (!parseNumber(part[1], flags) || flags > 3) return std::nullopt;
-      snapshot.inputs.push_back({std::string(part[4]), std::string(part[2]),
-                                 std::string(part[3]), (flags & 1) != 0, (flags & 2) != 0});
+      snapshot.inputs.push_back({std::string(part[5]), std::string(part[2]),
+                                 std::string(part[3]), (flags & 1) != 0, (flags & 2) != 0,
+                                 std::string(part[4])});
     } else if (kind == "count" && part.size() == 3) {
       size_t count = 0;
       if (!parseNumber(part[2], count)) return std::nullopt;
@@ -130,6 +136,8 @@ std::optional<ContextSnapshot> readContextSnapshot(const std::filesystem::path& 
       snapshot.unresolved.emplace_back(std::string(part[1]), std::string(part[2]));
     } else if (kind == "distribution" && part.size() == 2) {
       snapshot.distributions.emplace_back(part[1]);
+    } else if (kind == "installed" && part.size() == 2) {
+      snapshot.installedKey = part[1];
     } else if (kind == "cached" && part.size() == 4) {
       ContextSnapshot::CachedEntry entry;
       if (!parseNumber(part[1], entry.textHash)) return std::nullopt;

@@ -31,6 +31,9 @@ struct ContextSnapshot {
     std::string origin; // installed: "name version"
     bool isPackageInit = false;
     bool inPackage = false;
+    // Installed: the file itself (`path` names it inside its search folder, which the result
+    // cache cannot read it by). Empty for the project's modules.
+    std::string file;
   };
   std::vector<Input> inputs; // the context modules, in the collection's order
   std::map<std::string, size_t> counts; // the report's counters, by name
@@ -44,6 +47,7 @@ struct ContextSnapshot {
     uint64_t textHash = 0;
   };
   std::vector<CachedEntry> cachedEntries;
+  std::string installedKey; // ContextReport::installedKey
 };
 
 // Writes `snapshot` to `file` atomically; false when it cannot be written or holds a string the

@@ -1,5 +1,6 @@
 // The import graph of a run (for the cache keys) and the context summary cache.
 #include "program/context_collector.h"
+#include "program/cache_folder.h"
 
 #include "checkers/python/imports.h"
 #include "program/config.h"
@@ -298,6 +299,7 @@ std::optional<std::vector<FileInput>> useCachedContextSummaries(
           !readSummaries(stored.at("summaries"), summaries, error)) {
         continue;
       }
+      markCacheEntryUsed(report.contextSummaryDir / (entry.key + ".json"));
     } catch (const nlohmann::json::exception&) {
       continue; // a damaged entry is a miss: the module is summarised and the entry rewritten
     }

@@ -1,4 +1,5 @@
 #include "program/project_context.h"
+#include "program/cache_folder.h"
 #include "program/context_collector.h"
 
 #include "checkers/python/imports.h"
@@ -103,6 +104,7 @@ std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snap
   }
   replayed.unresolved = snapshot.unresolved;
   replayed.distributions = snapshot.distributions;
+  replayed.installedKey = snapshot.installedKey;
   replayed.fromSnapshot = true;
   replayed.snapshotPaths = snapshot.seen.size();
   std::vector<FileInput> inputs;
@@ -115,6 +117,16 @@ std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snap
     input.ref.inPackage = module.inPackage;
     input.origin = module.origin;
     input.context = true;
+    if (!module.file.empty()) {
+      // An installed module (one of no distribution: those of one come from the distribution
+      // cache) is named by its path inside its search folder, by which the result cache cannot
+      // read it: it is read here. Its stat is among those the snapshot just checked.
+      std::string text;
+      std::string error;
+      input.contentsStat = statFile(module.file);
+      if (!readWholeFile(module.file, text, error)) return std::nullopt;
+      input.contents = std::move(text);
+    }
     inputs.push_back(std::move(input));
   }
   report = std::move(replayed);
@@ -162,6 +174,7 @@ std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
                    ("collection-" + snapshotKey(checked, request) + ".txt");
     if (const std::optional<ContextSnapshot> stored = readContextSnapshot(snapshotFile)) {
       if (std::optional<std::vector<FileInput>> context = replaySnapshot(*stored, report)) {
+        markCacheEntryUsed(snapshotFile);
         report.contextSummaryDir = request.cacheDir / "context" / "summaries";
         report.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

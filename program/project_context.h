@@ -62,6 +62,7 @@ struct CachedModule {
 // One installed distribution's modules that a run read (to be stored in its cache entry).
 struct DistributionRead {
   std::string label;                // "name version"
+  std::string key;                  // distributionKey: its identity
   std::filesystem::path cacheFile;  // its entry in the cache
   std::vector<CachedModule> modules; // those already in the entry and those read now
   bool grew = false;                 // some were read now: the entry is to be written
@@ -82,12 +83,17 @@ struct ContextReport {
   // Imports that resolve nowhere: (module, why), sorted, one per module.
   std::vector<std::pair<std::string, std::string>> unresolved;
   // The distribution cache: modules whose summaries came from it (not read), the summaries
-  // themselves, a key for their contents, and the entries to write after the run.
+  // themselves, and the entries to write after the run.
   size_t cachedModules = 0;
   std::vector<std::string> cachedDistributions;
   std::shared_ptr<ir::SummaryTable> cachedSummaries;
-  std::string cachedSummariesKey;
   std::vector<DistributionRead> distributionsRead;
+  // The installed distributions the context reaches, by their identity (distributionKey:
+  // name, version, RECORD), with the modules reached, whether they were read or their
+  // summaries came from the distribution cache: what the result cache keys installed code on
+  // (a key that said where the summaries came from would differ between a cold run and the
+  // next).
+  std::string installedKey;
   double seconds = 0; // finding and reading the context (wall)
   size_t importsFromMemo = 0; // checked files whose imports came from the cache (not read)
   // The context summary cache (project modules): the import graph its keys are computed from

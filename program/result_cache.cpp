@@ -1,4 +1,5 @@
 #include "program/result_cache.h"
+#include "program/cache_folder.h"
 #include "program/file_stat.h"
 #include "program/key_hasher.h"
 #include "program/read_file.h"
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -28,7 +30,7 @@ namespace {
 using nlohmann::json;
 
 // Bumped whenever the entry layout changes; old entries are then misses.
-constexpr int kEntryFormat = 2;
+constexpr int kEntryFormat = 3;
 
 json rangeToJson(const ir::SourceRange& r) {
   return json::array({r.startByte, r.endByte, r.startLine, r.startColumn, r.endLine, r.endColumn});
@@ -164,13 +166,23 @@ std::optional<CheckResult> resultFromJson(const json& entry, const std::string& 
   return result;
 }
 
+// An installed module of a known distribution: keyed by its distribution's identity (in
+// CheckOptions::knownSummariesKey), not by its path and text. A run that takes its summaries
+// from the distribution cache does not have it as an input, and must have the same key as the
+// run that read it.
+bool keyedByDistribution(const FileInput& input) {
+  return input.context && !input.origin.empty();
+}
+
 // The entry's name: everything about the run except the files' contents.
 std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& options) {
   KeyHasher key;
   key.add(static_cast<uint64_t>(kEntryFormat));
   addAnalysisSettings(key, options);
-  key.add(static_cast<uint64_t>(inputs.size()));
+  key.add(static_cast<uint64_t>(std::count_if(
+      inputs.begin(), inputs.end(), [](const FileInput& in) { return !keyedByDistribution(in); })));
   for (const FileInput& input : inputs) {
+    if (keyedByDistribution(input)) continue;
     key.add(input.ref.path);
     key.add(input.ref.moduleName);
     key.add(static_cast<uint64_t>(input.context) << 2 |
@@ -306,7 +318,9 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
   if (unreadable) return analyse(inputs, options);
   auto contentsKey = [&] {
     KeyHasher contents;
-    for (uint64_t hash : memo.hashes) contents.add(hash);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!keyedByDistribution(inputs[i])) contents.add(memo.hashes[i]);
+    }
     return contents.hex();
   };
 
@@ -334,6 +348,7 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
       }
       if (readable) {
         if (std::optional<CheckResult> hit = resultFromJson(*entry, contentsKey(), inputs)) {
+          markCacheEntryUsed(cacheDir / name);
           return std::move(*hit);
         }
       }

@@ -5,8 +5,11 @@
 // (and on which files are in the run at all), so an entry is keyed on what is provably enough:
 // the gradlint version, the run's settings, the list of files with each one's own rule
 // selection and package context (this names the entry), and the content hash of every file
-// (stored in the entry and compared). Any edit makes the whole run a miss; the entry for that
-// list of files is then replaced.
+// (stored in the entry and compared). Installed modules of a distribution are the exception:
+// they stand for their distribution's identity (name, version, RECORD; ContextReport::
+// installedKey), as they do for the distribution cache, so a run that reads them and one that
+// takes their summaries from that cache share the entry. Any edit makes the whole run a miss;
+// the entry for that list of files is then replaced.
 #pragma once
 
 #include "program/engine.h"

@@ -3,6 +3,7 @@
 #include "tool/check_command.h"
 
 #include "checkers/cpp/checker_module.h"
+#include "program/cache_folder.h"
 #include "program/config.h"
 #include "program/cpp_module.h"
 #include "program/discover.h"
@@ -275,6 +276,7 @@ struct CheckRun {
   bool readsStdin = false;
   std::optional<std::string> headerFilter;
   bool noCache = false;
+  uint64_t cacheMaxBytes = kDefaultCacheMaxBytes; // 0: no bound
   ContextReport contextReport;
   bool contextRead = false;
 
@@ -312,6 +314,23 @@ bool resolveSelection(CheckRun& run) {
   run.options.ignore = cli.ignore;
   run.options.prefilter = !args.noPrefilter;
   run.options.threads = args.threads;
+  // --cache-max-size, else GRADLINT_CACHE_MAX_SIZE (a CI job's setting), else the default.
+  const char* fromEnvironment = std::getenv("GRADLINT_CACHE_MAX_SIZE");
+  const std::string maxSize = !args.cacheMaxSize.empty() ? args.cacheMaxSize
+                              : fromEnvironment != nullptr ? fromEnvironment
+                                                           : std::string();
+  if (!maxSize.empty()) {
+    const std::optional<uint64_t> bytes = parseByteSize(maxSize);
+    if (!bytes) {
+      std::cerr << fmt::format("gradlint: error: {} `{}` is not a size (expected bytes, or a "
+                               "number with K, M or G, e.g. 64M)\n",
+                               args.cacheMaxSize.empty() ? "GRADLINT_CACHE_MAX_SIZE"
+                                                         : "--cache-max-size",
+                               maxSize);
+      return false;
+    }
+    run.cacheMaxBytes = *bytes;
+  }
   return true;
 }
 
@@ -467,8 +486,10 @@ bool addProgram(CheckRun& run) {
       if (known->find(name) == nullptr) known->update(name, summary);
     }
     options.knownSummaries = std::move(known);
-    options.knownSummariesKey += run.contextReport.cachedSummariesKey;
   }
+  // Installed code is keyed on its distributions, whether this run reads their modules or takes
+  // their summaries from the distribution cache: the run after a cold one has the same key.
+  options.knownSummariesKey += run.contextReport.installedKey;
   return true;
 }
 
@@ -589,6 +610,12 @@ int runCheckCommand(const CheckArgs& given) {
   }
   CheckResult result = analyse(run);
   storeSummaries(run, result);
+  // Every run may have added to the cache folder (a result, summaries, a snapshot, imports): it
+  // is brought back within its bound. A run the cache answered walks the folder's names too,
+  // which costs little next to what it reads.
+  if (!run.noCache && run.cacheMaxBytes > 0) {
+    trimCacheFolder(defaultCacheDir(args), run.cacheMaxBytes);
+  }
   return report(run, result);
 }
 

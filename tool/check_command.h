@@ -34,6 +34,7 @@ struct CheckArgs {
   bool confirm = false;              // --confirm: replay the findings in LibTorch (tool/probe)
   std::string confirmDevices = "cpu";
   std::string cacheDir; // default: .gradlint_cache next to --config, else in the working folder
+  std::string cacheMaxSize; // --cache-max-size; default: GRADLINT_CACHE_MAX_SIZE, else 64M
   unsigned threads = 0;
   // C++ files: compile flags from -p (compile_commands.json) and/or after `--`, as clang-tidy.
   std::string buildPath;

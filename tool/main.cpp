@@ -178,6 +178,9 @@ int main(int argc, char** argv) {
   checkCommand->add_option("--cache-dir", check.cacheDir,
                            "Where results are cached (default: .gradlint_cache next to --config, "
                            "else in the working folder)");
+  checkCommand->add_option("--cache-max-size", check.cacheMaxSize,
+                           "Bound on the cache folder's size, e.g. 64M (the default), 500K, 1G; "
+                           "least recently used entries are removed first; 0: no bound");
   checkCommand->add_flag("--confirm", check.confirm,
                          "Replay each finding with real LibTorch and show its verdict");
   checkCommand->add_option("--confirm-devices", check.confirmDevices, "cpu, cuda or cpu,cuda")
