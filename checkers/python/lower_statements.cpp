@@ -689,6 +689,8 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const Fields& f = fields();
   const size_t cleanupsBefore = cleanups_.size();
   const size_t regionsBefore = regions_.size();
+  const size_t stacksBefore = exitStacks_.size();
+  std::vector<std::string> stackNames; // `with ExitStack() as stack:`
   for (TSNode clause : children(statement)) {
     if (kindOf(clause) != Kind::with_clause) continue;
     for (TSNode item : children(clause)) {
@@ -701,6 +703,17 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       if (isNull(value)) continue;
       if (kindOf(value) == Kind::call) {
         lowerExpression(value, Role::WithItem);
+        TSNode alias = unparenthesize(field(item, f.value));
+        alias = kindOf(alias) == Kind::as_pattern ? field(alias, f.alias) : TSNode{};
+        // `as stack` parses as an as_pattern_target around the name.
+        if (!isNull(alias) && kindOf(alias) != Kind::identifier) {
+          std::vector<TSNode> names = children(alias);
+          alias = names.size() == 1 ? names.front() : TSNode{};
+        }
+        if (!isNull(alias) && kindOf(alias) == Kind::identifier &&
+            isExitStackClass(module_.resolver.resolve(field(value, f.function), source_))) {
+          stackNames.emplace_back(text(alias, source_));
+        }
       } else {
         // `with torch.no_grad:` enters the class itself, which fails at run time.
         lowerExpression(value, Role::Other);
@@ -734,8 +747,13 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       }
     }
   }
-  // A grad-mode `with` restores its mode when an exception leaves the block too.
+  for (std::string& name : stackNames) {
+    exitStacks_.push_back({std::move(name), cleanups_.size(), loops_.size()});
+  }
+  // A grad-mode `with` restores its mode when an exception leaves the block too; so does an
+  // ExitStack, for what the body enters on it.
   const bool restoresOnRaise =
+      exitStacks_.size() > stacksBefore ||
       std::any_of(cleanups_.begin() + static_cast<ptrdiff_t>(cleanupsBefore), cleanups_.end(),
                   [](const Cleanup& c) { return !c.key.empty(); });
   const NodeId outerTarget = exceptionTarget_;
@@ -745,6 +763,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
     exceptionTarget_ = raiseLanding;
   }
   lowerBlock(field(statement, f.body), depth + 1);
+  exitStacks_.resize(stacksBefore);
   exceptionTarget_ = outerTarget;
   if (restoresOnRaise) {
     const NodeId afterBody = current_;
