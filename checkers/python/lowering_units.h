@@ -310,6 +310,8 @@ private:
   bool reusedContextHolds(const LoweringMemo& memo, const std::vector<Piece>& pieces) const;
   LoweringMemo::ClassFacts classFacts(int classUnit) const;
   void lowerUnit(const UnitSource& unit);
+  // A class deriving `threading.Thread`: its `run` is the body of a thread of its own.
+  bool derivesFromThread(int classUnit) const;
   void appendReused(const Piece& piece);
   void keep(Piece& piece, size_t outFirst);
 
