@@ -379,14 +379,32 @@ bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee
     return false;
   }
   const TSNode first = firstPositionalArgument(value);
-  if (isNull(first) || (kindOf(first) != Kind::list && kindOf(first) != Kind::tuple)) return false;
+  if (isNull(first)) return false;
+  // Bound in this iteration of the innermost loop (its nodes come after the loop's break
+  // target); for a model, by a value not made from its old value (`model = model.to(d)` is
+  // the same model, while `x = x.detach().requires_grad_()` is a new leaf).
+  auto boundInLoop = [&](TSNode name, bool model = false) {
+    if (kindOf(name) != Kind::identifier) return false;
+    const std::string var(text(name, source_));
+    const auto bound = lastAssign_.find(var);
+    if (bound == lastAssign_.end() || bound->second <= loops_.back().breakTarget) return false;
+    const std::vector<std::string>& deps = fn_.nodes[bound->second].event.deps;
+    return !model || std::find(deps.begin(), deps.end(), var) == deps.end();
+  };
+  // `torch.optim.SGD(model.parameters())` where the loop built `model` anew: a new model's
+  // parameters hold no gradient yet (a loop that trains one fresh model per configuration).
+  if (kindOf(first) == Kind::call) {
+    TSNode function = unparenthesize(field(first, fields().function));
+    if (kindOf(function) != Kind::attribute) return false;
+    const std::string_view method = text(field(function, fields().attribute), source_);
+    return (method == "parameters" || method == "named_parameters") &&
+           boundInLoop(unparenthesize(field(function, fields().object)), true);
+  }
+  if (kindOf(first) != Kind::list && kindOf(first) != Kind::tuple) return false;
   const std::vector<TSNode> elements = children(first);
   if (elements.empty()) return false;
-  return std::all_of(elements.begin(), elements.end(), [&](TSNode element) {
-    if (kindOf(element) != Kind::identifier) return false;
-    const auto bound = lastAssign_.find(std::string(text(element, source_)));
-    return bound != lastAssign_.end() && bound->second > loops_.back().breakTarget;
-  });
+  return std::all_of(elements.begin(), elements.end(),
+                     [&](TSNode element) { return boundInLoop(element); });
 }
 
 void UnitLowerer::lowerAssignment(TSNode assignment) {
