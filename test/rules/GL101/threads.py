@@ -31,16 +31,13 @@ def start_worker(model, batches):
 
 
 # Correct: a function handed to `Thread(target=...)`.
-def infer_worker(model, queue):
+def infer_once(model, x):
     torch.set_grad_enabled(False)
-    while True:
-        model(queue.get())
+    return model(x)
 
 
-def start_infer(model, queue):
-    thread = Thread(target=infer_worker, args=(model, queue), daemon=True)
-    thread.start()
-    return thread
+def start_infer(model, x):
+    threading.Thread(target=infer_once, args=(model, x)).start()
 
 
 # Correct: functions submitted to, or mapped over by, an executor.
