@@ -253,6 +253,15 @@ private:
                          what, how, who, suspends ? "suspends" : "returns", consequence);
     }
     const char* verb = toggle.value == ir::GradValue::Unknown ? "may disable" : "disables";
+    const bool contextManager =
+        std::any_of(fn.decorators.begin(), fn.decorators.end(),
+                    [](const std::string& d) { return catalog::isContextManagerDecorator(d); });
+    if (contextManager && !suspends) {
+      // The code after the yield is the with block's exit: it had to restore.
+      return fmt::format("{} {} grad mode before the `yield` of `{}`, and the code after it never "
+                         "restores it; every `with` block over `{}` leaves gradients off after it",
+                         what, verb, who, who);
+    }
     return fmt::format("{} {} grad mode and `{}` {} with it still disabled; {}", what, verb, who,
                        suspends ? (exit == ir::EventKind::Yield ? "yields" : "awaits")
                                 : "returns",

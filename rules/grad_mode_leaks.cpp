@@ -108,6 +108,8 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
   if (fn.kind == ir::UnitKind::ScriptMain || fn.entry == ir::kNoNode) return {};
   // The enter half of a context manager leaves the mode for its exit half to restore, unless
   // that `__exit__` never does: then the mode leaks at the end of every `with` block.
+  // So does a thread's body (the Python lowering marks it enterHalf too): the mode it leaves
+  // ends with its thread, and the caller's thread has its own.
   if (fn.enterHalf) return {};
   if ((fn.name == "__enter__" || fn.name == "__aenter__") &&
       exitThatKeepsEnterMode(context, fn) == nullptr) {

@@ -1,6 +1,7 @@
 #include "rules/training_loop.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace gradlint::rules {
 namespace {
@@ -24,6 +25,23 @@ bool unionInto(ToggleSet& into, const ToggleSet& from) {
     }
   }
   return changed;
+}
+
+// Gradients written by hand over what backward() left: `p.grad = g`, `p.grad.fill_(v)`,
+// `p.grad.copy_(g)` (tests that fake gradients). Written between a backward and the step, the
+// step applies the written values, so nothing accumulated reaches it; unlike a reset (GL305),
+// the step has something to apply.
+bool writesGradients(const ir::Event& event) {
+  auto endsWith = [](std::string_view text, std::string_view tail) {
+    return text.size() > tail.size() && text.ends_with(tail);
+  };
+  if (event.kind == EventKind::Assign) return endsWith(event.var, ".grad");
+  if (event.kind != EventKind::Call) return false;
+  for (std::string_view tail : {".grad.fill_", ".grad.copy_", ".grad.data.fill_",
+                                ".grad.data.copy_"}) {
+    if (endsWith(event.spelled, tail)) return true;
+  }
+  return false;
 }
 
 struct AccumulationFact {
@@ -81,6 +99,10 @@ public:
       out.dirty = false;
       out.pendingSteps.clear();
       if (out.afterBackward && !step) insertSorted(out.zerosAfterBackward, id);
+    } else if (out.afterBackward && writesGradients(node.event)) {
+      // Between a backward and its step: the step applies the written values, and the next
+      // backward adds to values already applied and then written over again.
+      out.dirty = false;
     }
     return out;
   }

@@ -455,14 +455,18 @@ GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summa
   std::stable_sort(exits.begin(), exits.end(), [&](NodeId a, NodeId b) {
     return fn.nodes[a].event.range.startByte < fn.nodes[b].event.range.startByte;
   });
-  std::vector<NodeId> reported;
-  auto alreadyReported = [&](NodeId toggle) {
-    return std::find(reported.begin(), reported.end(), toggle) != reported.end();
-  };
+  // A suspension (yield, await) and a return are kept apart: a `@contextmanager` generator
+  // that disables before its `yield` means to, but the same toggle still open where the
+  // generator ends leaks after every `with` block over it, and that leak must not hide behind
+  // the yield that came first.
+  std::vector<std::pair<NodeId, bool>> reported; // (toggle, at a suspension)
   for (NodeId exit : exits) {
+    const EventKind kind = fn.nodes[exit].event.kind;
+    const bool suspends = kind == EventKind::Yield || kind == EventKind::Await;
     for (NodeId toggle : report.flow.in[exit].open) {
-      if (alreadyReported(toggle)) continue;
-      reported.push_back(toggle);
+      const std::pair<NodeId, bool> key{toggle, suspends};
+      if (std::find(reported.begin(), reported.end(), key) != reported.end()) continue;
+      reported.push_back(key);
       report.leaks.push_back({toggle, exit, false});
     }
   }
@@ -471,7 +475,8 @@ GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summa
       report.leaks.push_back({toggle, fn.exceptionalExit, true});
     }
   }
-  std::sort(report.leaks.begin(), report.leaks.end(), [](const Leak& a, const Leak& b) {
+  // Stable: of a toggle's two normal leaks, the first in source order comes first.
+  std::stable_sort(report.leaks.begin(), report.leaks.end(), [](const Leak& a, const Leak& b) {
     return std::tie(a.toggle, a.exceptional) < std::tie(b.toggle, b.exceptional);
   });
   return report;

@@ -145,11 +145,55 @@ void UnitLowerer::emitSetGrad(TSNode call, GradApi api, ir::ApiFlavor flavor,
   emit(event);
 }
 
+bool UnitLowerer::lowerEnterContext(TSNode call, TSNode function) {
+  const Fields& f = fields();
+  if (exitStacks_.empty() || kindOf(function) != Kind::attribute) return false;
+  const std::string_view method = text(field(function, f.attribute), source_);
+  if (method != "enter_context" && method != "enter_async_context") return false;
+  TSNode object = unparenthesize(field(function, f.object));
+  if (kindOf(object) != Kind::identifier) return false;
+  const std::string_view name = text(object, source_);
+  auto scope = std::find_if(exitStacks_.rbegin(), exitStacks_.rend(),
+                            [&](const ExitStackScope& s) { return s.name == name; });
+  // Inside a loop, `with` or `try` of the block, the exit would land at the wrong cleanup.
+  if (scope == exitStacks_.rend() || cleanups_.size() != scope->cleanupsEnd ||
+      loops_.size() != scope->loops) {
+    return false;
+  }
+  TSNode context = unparenthesize(firstPositionalArgument(call));
+  if (isNull(context) || kindOf(context) != Kind::call) return false;
+  const std::string callee = resolveCallee(field(context, f.function));
+  const GradApi api = catalog::classifyPythonName(callee);
+  if (!catalog::isGradContext(api)) return false;
+  // The same enter as `with torch.no_grad():` (lowerCall's WithItem role), keyed by the
+  // context's position so that the stack's exit restores the mode saved here.
+  Event enter;
+  enter.kind = EventKind::EnterGuard;
+  enter.guard = guardKindOf(api);
+  enter.value = api == GradApi::SetGradEnabled || api == GradApi::InferenceMode
+                    ? modeArgument(context, source_)
+                    : ir::GradValue::Unknown;
+  enter.callee = callee;
+  enter.var = ir::contextSlot(ts_node_start_byte(context));
+  enter.range = rangeOf(context);
+  emit(enter);
+  Cleanup cleanup;
+  cleanup.guard = enter.guard;
+  cleanup.key = enter.var;
+  cleanup.callee = callee;
+  cleanup.range = rangeOf(context);
+  cleanups_.push_back(cleanup);
+  scope->cleanupsEnd = cleanups_.size();
+  return true;
+}
+
 void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
   const Fields& f = fields();
   TSNode function = unparenthesize(field(call, f.function));
   const std::string callee = resolveCallee(function);
   const GradApi api = catalog::classifyPythonName(callee);
+
+  if (api == GradApi::None && lowerEnterContext(call, function)) return;
 
   // torch.no_grad().__enter__() keeps no reference to the context, so nothing can exit it.
   if (api == GradApi::None && kindOf(function) == Kind::attribute &&

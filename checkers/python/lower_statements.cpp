@@ -379,14 +379,32 @@ bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee
     return false;
   }
   const TSNode first = firstPositionalArgument(value);
-  if (isNull(first) || (kindOf(first) != Kind::list && kindOf(first) != Kind::tuple)) return false;
+  if (isNull(first)) return false;
+  // Bound in this iteration of the innermost loop (its nodes come after the loop's break
+  // target); for a model, by a value not made from its old value (`model = model.to(d)` is
+  // the same model, while `x = x.detach().requires_grad_()` is a new leaf).
+  auto boundInLoop = [&](TSNode name, bool model = false) {
+    if (kindOf(name) != Kind::identifier) return false;
+    const std::string var(text(name, source_));
+    const auto bound = lastAssign_.find(var);
+    if (bound == lastAssign_.end() || bound->second <= loops_.back().breakTarget) return false;
+    const std::vector<std::string>& deps = fn_.nodes[bound->second].event.deps;
+    return !model || std::find(deps.begin(), deps.end(), var) == deps.end();
+  };
+  // `torch.optim.SGD(model.parameters())` where the loop built `model` anew: a new model's
+  // parameters hold no gradient yet (a loop that trains one fresh model per configuration).
+  if (kindOf(first) == Kind::call) {
+    TSNode function = unparenthesize(field(first, fields().function));
+    if (kindOf(function) != Kind::attribute) return false;
+    const std::string_view method = text(field(function, fields().attribute), source_);
+    return (method == "parameters" || method == "named_parameters") &&
+           boundInLoop(unparenthesize(field(function, fields().object)), true);
+  }
+  if (kindOf(first) != Kind::list && kindOf(first) != Kind::tuple) return false;
   const std::vector<TSNode> elements = children(first);
   if (elements.empty()) return false;
-  return std::all_of(elements.begin(), elements.end(), [&](TSNode element) {
-    if (kindOf(element) != Kind::identifier) return false;
-    const auto bound = lastAssign_.find(std::string(text(element, source_)));
-    return bound != lastAssign_.end() && bound->second > loops_.back().breakTarget;
-  });
+  return std::all_of(elements.begin(), elements.end(),
+                     [&](TSNode element) { return boundInLoop(element); });
 }
 
 void UnitLowerer::lowerAssignment(TSNode assignment) {
@@ -689,6 +707,8 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const Fields& f = fields();
   const size_t cleanupsBefore = cleanups_.size();
   const size_t regionsBefore = regions_.size();
+  const size_t stacksBefore = exitStacks_.size();
+  std::vector<std::string> stackNames; // `with ExitStack() as stack:`
   for (TSNode clause : children(statement)) {
     if (kindOf(clause) != Kind::with_clause) continue;
     for (TSNode item : children(clause)) {
@@ -701,6 +721,17 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       if (isNull(value)) continue;
       if (kindOf(value) == Kind::call) {
         lowerExpression(value, Role::WithItem);
+        TSNode alias = unparenthesize(field(item, f.value));
+        alias = kindOf(alias) == Kind::as_pattern ? field(alias, f.alias) : TSNode{};
+        // `as stack` parses as an as_pattern_target around the name.
+        if (!isNull(alias) && kindOf(alias) != Kind::identifier) {
+          std::vector<TSNode> names = children(alias);
+          alias = names.size() == 1 ? names.front() : TSNode{};
+        }
+        if (!isNull(alias) && kindOf(alias) == Kind::identifier &&
+            isExitStackClass(module_.resolver.resolve(field(value, f.function), source_))) {
+          stackNames.emplace_back(text(alias, source_));
+        }
       } else {
         // `with torch.no_grad:` enters the class itself, which fails at run time.
         lowerExpression(value, Role::Other);
@@ -734,8 +765,13 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       }
     }
   }
-  // A grad-mode `with` restores its mode when an exception leaves the block too.
+  for (std::string& name : stackNames) {
+    exitStacks_.push_back({std::move(name), cleanups_.size(), loops_.size()});
+  }
+  // A grad-mode `with` restores its mode when an exception leaves the block too; so does an
+  // ExitStack, for what the body enters on it.
   const bool restoresOnRaise =
+      exitStacks_.size() > stacksBefore ||
       std::any_of(cleanups_.begin() + static_cast<ptrdiff_t>(cleanupsBefore), cleanups_.end(),
                   [](const Cleanup& c) { return !c.key.empty(); });
   const NodeId outerTarget = exceptionTarget_;
@@ -745,6 +781,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
     exceptionTarget_ = raiseLanding;
   }
   lowerBlock(field(statement, f.body), depth + 1);
+  exitStacks_.resize(stacksBefore);
   exceptionTarget_ = outerTarget;
   if (restoresOnRaise) {
     const NodeId afterBody = current_;

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 namespace gradlint::python::detail {
 
@@ -167,6 +169,18 @@ void ModuleLowering::classifySavedModes() {
   }
 }
 
+bool ModuleLowering::derivesFromThread(int classUnit) const {
+  TSNode definition = units[static_cast<size_t>(classUnit)].node;
+  if (isNull(definition)) return false;
+  TSNode bases = ts_node_child_by_field_name(definition, "superclasses", 12);
+  if (isNull(bases)) return false;
+  for (TSNode base : children(bases)) {
+    const std::string name = resolver.resolve(base, bytes);
+    if (name == "threading.Thread") return true;
+  }
+  return false;
+}
+
 void ModuleLowering::lowerUnit(const UnitSource& unit) {
   ir::FunctionIR fn;
   fn.kind = unit.kind;
@@ -176,6 +190,9 @@ void ModuleLowering::lowerUnit(const UnitSource& unit) {
   fn.isAsync = unit.isAsync;
   if (unit.classUnit >= 0) fn.className = units[static_cast<size_t>(unit.classUnit)].name;
   if (unit.kind == ir::UnitKind::ClassBody) fn.className = unit.name;
+  // A thread's body leaves its mode to nobody: like the enter half of a guard, its toggles are
+  // not leaks (grad mode is per thread, and its thread ends with it).
+  if (unit.classUnit >= 0 && unit.name == "run") fn.enterHalf = derivesFromThread(unit.classUnit);
   if (!isNull(unit.node)) {
     fn.range = source.range(ts_node_start_byte(unit.node), ts_node_end_byte(unit.node));
     TSNode name = field(unit.node, fields().name);
@@ -240,6 +257,41 @@ namespace gradlint::python {
 
 using detail::ModuleLowering;
 
+namespace {
+
+// Functions of the module that run as a thread's body: handed by name to `Thread(target=f)`,
+// `executor.submit(f, ...)` or `executor.map(f, ...)`, and never called directly in the
+// module (a direct call runs them in the caller's thread, where what they leave stays).
+void markThreadBodies(ir::ModuleIR& module) {
+  std::unordered_set<std::string> handed;
+  std::unordered_set<std::string> called; // last component of every direct callee
+  for (const ir::FunctionIR& fn : module.units) {
+    for (const ir::Node& node : fn.nodes) {
+      const ir::Event& event = node.event;
+      if (event.kind != ir::EventKind::Call) continue;
+      const size_t dot = event.callee.rfind('.');
+      called.insert(dot == std::string::npos ? event.callee : event.callee.substr(dot + 1));
+      if (event.callee == "threading.Thread") {
+        for (const auto& [keyword, name] : event.keywordVars) {
+          if (keyword == "target") handed.insert(name);
+        }
+      }
+      const std::string_view spelled = event.spelled;
+      if ((spelled.ends_with(".submit") || spelled.ends_with(".map")) &&
+          !event.argVars.empty() && !event.argVars.front().empty()) {
+        handed.insert(event.argVars.front());
+      }
+    }
+  }
+  for (ir::FunctionIR& fn : module.units) {
+    if (fn.kind != ir::UnitKind::Function || !fn.className.empty() || fn.enterHalf) continue;
+    // Marked as the enter half of a guard is: its toggles are not leaks (see lowerUnit).
+    fn.enterHalf = handed.count(fn.name) > 0 && called.count(fn.name) == 0;
+  }
+}
+
+} // namespace
+
 void lowerModule(const SourceText& source, const ModuleContext& context,
                  const std::vector<TSNode>& roots, const std::vector<ByteRange>& parsed,
                  PythonFileResult& result, LoweringMemo* memo) {
@@ -262,6 +314,7 @@ void lowerModule(const SourceText& source, const ModuleContext& context,
     ModuleLowering lowering(source, context, result);
     if (lowering.run(roots, parsed, memo, true)) {
       noteReexports(lowering.resolver);
+      markThreadBodies(result.module);
       return;
     }
   }
@@ -270,6 +323,7 @@ void lowerModule(const SourceText& source, const ModuleContext& context,
   ModuleLowering lowering(source, context, result);
   lowering.run(roots, parsed, memo, false);
   noteReexports(lowering.resolver);
+  markThreadBodies(result.module);
 }
 
 } // namespace gradlint::python

@@ -187,6 +187,10 @@ bool handedToExitStack(TSNode call, std::string_view source) {
   return method == "enter_context" || method == "enter_async_context";
 }
 
+bool isExitStackClass(std::string_view qualifiedName) {
+  return qualifiedName == "contextlib.ExitStack" || qualifiedName == "contextlib.AsyncExitStack";
+}
+
 TSNode modeExpression(TSNode call, std::string_view source) {
   const Fields& f = fields();
   TSNode value{};

@@ -88,6 +88,10 @@ catalog::DeviceMapPlacement worsePlacement(catalog::DeviceMapPlacement a,
 // nested use (a tuple element, an argument) has toggled by construction and nothing exits it.
 bool handedToExitStack(TSNode call, std::string_view source);
 
+// `contextlib.ExitStack` / `AsyncExitStack`: contexts handed to its `enter_context` stay
+// entered until the stack itself exits.
+bool isExitStackClass(std::string_view qualifiedName);
+
 // The expression that selects a grad-mode call's mode: its first positional argument or `mode=`
 // (`set_grad_enabled(False)`, `inference_mode(mode=False)`); null when there is none.
 TSNode modeExpression(TSNode call, std::string_view source);
@@ -138,6 +142,15 @@ private:
     bool disablesGrad = false;
     NodeId enter = kNoNode;
   };
+  // `with ExitStack() as stack:` open around the code being lowered. A context handed to
+  // `stack.enter_context(...)` is exited when that with block ends, so it becomes one more
+  // cleanup of the block; only at the block's own level (no loop, `with` or `try` opened in
+  // between), where appending to cleanups_ keeps their nesting.
+  struct ExitStackScope {
+    std::string name;
+    size_t cleanupsEnd = 0; // cleanups_.size() at the block's own level
+    size_t loops = 0;       // loops_.size() there
+  };
 
   NodeId newNode(Event event);
   NodeId emit(Event event);
@@ -168,6 +181,9 @@ private:
   void lowerExpression(TSNode expression, Role role, std::string_view target = {},
                        std::vector<std::string>* deps = nullptr);
   void lowerCall(TSNode call, Role role, std::string_view target);
+  // `stack.enter_context(torch.no_grad())` on an open ExitStack: enters the context until the
+  // stack's with block ends. False when the call is not one.
+  bool lowerEnterContext(TSNode call, TSNode function);
   // `loss.backward()`, `opt.step()`, `opt.zero_grad()`, `model.eval()`...: true when the call
   // was lowered as a training event.
   bool lowerTrainingCall(TSNode call, TSNode function, const std::string& callee);
@@ -221,6 +237,7 @@ private:
   std::vector<Cleanup> cleanups_;
   std::vector<Loop> loops_;
   std::vector<Region> regions_;
+  std::vector<ExitStackScope> exitStacks_;
   size_t comprehensionDepth_ = 0;
   // Per condition key: the first `if` (start byte) that tested it, and whether another did.
   std::unordered_map<std::string, std::pair<uint32_t, bool>> conditionTests_;
@@ -293,6 +310,8 @@ private:
   bool reusedContextHolds(const LoweringMemo& memo, const std::vector<Piece>& pieces) const;
   LoweringMemo::ClassFacts classFacts(int classUnit) const;
   void lowerUnit(const UnitSource& unit);
+  // A class deriving `threading.Thread`: its `run` is the body of a thread of its own.
+  bool derivesFromThread(int classUnit) const;
   void appendReused(const Piece& piece);
   void keep(Piece& piece, size_t outFirst);
 
