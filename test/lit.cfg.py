@@ -59,6 +59,25 @@ if (os.path.isfile(config.vscode_vsix) and os.access(vscode_node, os.X_OK) and
         shutil.which("chromium")):
     config.available_features.add("vscode")
 
+# The wheel (cmake/Wheel.cmake, build/dist) that test/wheel, test/action and test/precommit
+# install into virtual environments made by Debian's Python (/usr/bin/python3: its ensurepip and
+# pre-commit's virtualenv take pip and setuptools from /usr/share/python-wheels, offline). A
+# sanitized build makes no wheel: those tests are unsupported there.
+# First: %gradlint would otherwise replace the start of %gradlint-version.
+config.substitutions.insert(0, ("%gradlint-version", config.gradlint_version))
+config.substitutions.append(("%system-python", "/usr/bin/python3"))
+config.substitutions.append(("%wheel-dir", os.path.join(config.gradlint_obj_root, "dist")))
+config.substitutions.append(("%objroot", config.gradlint_obj_root))
+def _sanitized_build():
+    try:
+        with open(os.path.join(config.gradlint_obj_root, "CMakeCache.txt")) as cache:
+            return any(line.startswith("CMAKE_CXX_FLAGS:") and "-fsanitize" in line
+                       for line in cache)
+    except OSError:
+        return False
+if not _sanitized_build():
+    config.available_features.add("wheel")
+
 # CI sets GRADLINT_REQUIRE_FEATURES (comma separated) to what it installed, so that a test it
 # means to run cannot pass as UNSUPPORTED because a setup step silently failed.
 for feature in filter(None, os.environ.get("GRADLINT_REQUIRE_FEATURES", "").split(",")):

@@ -1,10 +1,13 @@
 """Drive the real `pre-commit` through `git commit` with this repository's gradlint hook.
 
     run_precommit.py GRADLINT_BINARY SOURCE_ROOT WORK_FOLDER
+    run_precommit.py --hooks REPOSITORY REV SOURCE_ROOT WORK_FOLDER
 
 Builds, under WORK_FOLDER, a git repository holding a copy of SOURCE_ROOT/.pre-commit-hooks.yaml
 (a hook repository at a commit, as users reference this one) and a user repository whose
-.pre-commit-config.yaml points at it. Then commits, each time printing the exit status and the
+.pre-commit-config.yaml points at it. With --hooks, the configuration points at REPOSITORY at
+REV instead (the `language: python` hook repository, packaging/pre-commit-mirror), PATH is left
+as it is, and the hook must bring its own gradlint. Then commits, each time printing the exit status and the
 output for FileCheck:
   1. a staged file with a grad-mode leak: the commit fails and shows the finding;
   2. a clean file, with the leaking file still in the working tree but not staged: it passes
@@ -19,7 +22,9 @@ output for FileCheck:
      the package in a virtual environment at the project's `.venv` (made by
      test/context/Inputs/make_env.py, ignored by git): the commit fails at the caller's line.
 Everything is local: pre-commit clones the hook repository from its path, and `language:
-system` installs nothing. The folder holding GRADLINT_BINARY goes first on PATH.
+system` installs nothing (the folder holding GRADLINT_BINARY goes first on PATH); a `language:
+python` hook installs what pip finds with the caller's PIP_* settings (PIP_NO_INDEX,
+PIP_FIND_LINKS).
 """
 import json
 import os
@@ -83,16 +88,20 @@ NOTEBOOK = json.dumps({
 
 
 def main() -> int:
-    gradlint, source_root, work = (os.path.abspath(arg) for arg in sys.argv[1:4])
+    hooks = rev = gradlint = None
+    if sys.argv[1] == "--hooks":
+        hooks, rev = os.path.abspath(sys.argv[2]), sys.argv[3]
+        source_root, work = (os.path.abspath(arg) for arg in sys.argv[4:6])
+    else:
+        gradlint, source_root, work = (os.path.abspath(arg) for arg in sys.argv[1:4])
     if shutil.which("pre-commit") is None:
         print("run_precommit: error: `pre-commit` is not installed (Debian package pre-commit; "
-              "tool/bootstrap.sh installs it)")
+              "`tool/bootstrap.sh --tests` installs it)")
         return 1
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = dict(os.environ)
     env.update({
-        "PATH": os.path.dirname(gradlint) + os.pathsep + env.get("PATH", ""),
         "HOME": os.path.join(work, "home"),
         "PRE_COMMIT_HOME": os.path.join(work, "pre-commit-cache"),
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -100,6 +109,8 @@ def main() -> int:
         "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
         "NO_COLOR": "1",
     })
+    if gradlint is not None:
+        env["PATH"] = os.path.dirname(gradlint) + os.pathsep + env.get("PATH", "")
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):  # the project's .venv decides
         env.pop(variable, None)
     os.makedirs(env["HOME"])
@@ -112,13 +123,14 @@ def main() -> int:
             sys.exit(1)
         return result
 
-    hooks = os.path.join(work, "hooks")
-    os.makedirs(hooks)
-    shutil.copy(os.path.join(source_root, ".pre-commit-hooks.yaml"), hooks)
-    run(["git", "init", "-q", "-b", "main"], hooks)
-    run(["git", "add", ".pre-commit-hooks.yaml"], hooks)
-    run(["git", "commit", "-q", "-m", "hooks"], hooks)
-    rev = run(["git", "rev-parse", "HEAD"], hooks).stdout.strip()
+    if hooks is None:
+        hooks = os.path.join(work, "hooks")
+        os.makedirs(hooks)
+        shutil.copy(os.path.join(source_root, ".pre-commit-hooks.yaml"), hooks)
+        run(["git", "init", "-q", "-b", "main"], hooks)
+        run(["git", "add", ".pre-commit-hooks.yaml"], hooks)
+        run(["git", "commit", "-q", "-m", "hooks"], hooks)
+        rev = run(["git", "rev-parse", "HEAD"], hooks).stdout.strip()
 
     project = os.path.join(work, "project")
     os.makedirs(project)

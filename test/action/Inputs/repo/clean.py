@@ -1,0 +1,6 @@
+import torch
+
+
+def predict(model, batch):
+    with torch.no_grad():
+        return model(batch)
