@@ -37,3 +37,14 @@ def find_gradlint_bin() -> str:
         "gradlint's executable is not where this package's installation put it; looked at: "
         + ", ".join(os.path.normpath(candidate) for candidate in candidates)
         + f" (reinstall: {sys.executable} -m pip install --force-reinstall gradlint)")
+
+
+def exec_gradlint(args) -> None:
+    """Replaces this process with the gradlint executable run with `args`; exits 2 (gradlint's
+    exit code for an error) with a message when the executable is missing."""
+    try:
+        gradlint = find_gradlint_bin()
+    except FileNotFoundError as error:
+        print(f"gradlint: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    os.execv(gradlint, [gradlint, *args])

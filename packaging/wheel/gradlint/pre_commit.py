@@ -9,22 +9,17 @@ find nothing there. This hands gradlint the environment as it was before pre-com
 import os
 import sys
 
-from gradlint import find_gradlint_bin
+from gradlint import exec_gradlint
 
 
 def main() -> None:
-    try:
-        gradlint = find_gradlint_bin()
-    except FileNotFoundError as error:
-        print(f"gradlint: error: {error}", file=sys.stderr)
-        sys.exit(2)
     hook_env = os.environ.pop("VIRTUAL_ENV", None)
     if hook_env is not None:
         hook_bin = os.path.normcase(os.path.realpath(os.path.join(hook_env, "bin")))
         os.environ["PATH"] = os.pathsep.join(
             folder for folder in os.environ.get("PATH", "").split(os.pathsep)
             if os.path.normcase(os.path.realpath(folder or ".")) != hook_bin)
-    os.execv(gradlint, [gradlint, *sys.argv[1:]])
+    exec_gradlint(sys.argv[1:])
 
 
 if __name__ == "__main__":
