@@ -572,14 +572,15 @@ void ContextCollector::storeSnapshot(const fs::path& file,
   snapshot.takenNs = startedNs_;
   snapshot.seen = std::move(*seen);
   for (const FileInput& input : inputs) {
-    std::string file;
+    std::string installedFile;
     if (const auto found = byName_.find(input.ref.moduleName);
         found != byName_.end() && found->second != kNone &&
         modules_[found->second].resolved.searchKind == SearchPathKind::Installed) {
-      file = modules_[found->second].resolved.file.string();
+      installedFile = modules_[found->second].resolved.file.string();
     }
     snapshot.inputs.push_back({input.ref.path, input.ref.moduleName, input.origin,
-                               input.ref.isPackageInit, input.ref.inPackage, std::move(file)});
+                               input.ref.isPackageInit, input.ref.inPackage,
+                               std::move(installedFile)});
   }
   for (const auto& [name, field] : kSnapshotCounts) snapshot.counts[name] = report_.*field;
   snapshot.unresolved = report_.unresolved;

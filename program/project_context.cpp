@@ -111,10 +111,9 @@ std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snap
   inputs.reserve(snapshot.inputs.size());
   for (const ContextSnapshot::Input& module : snapshot.inputs) {
     FileInput input;
-    input.ref.path = module.path;
-    input.ref.moduleName = module.moduleName;
-    input.ref.isPackageInit = module.isPackageInit;
-    input.ref.inPackage = module.inPackage;
+    // One aggregate: field by field, GCC 12 reports the two flags as maybe uninitialized.
+    input.ref = SourceFileRef{module.path, module.moduleName, module.isPackageInit,
+                              module.inPackage};
     input.origin = module.origin;
     input.context = true;
     if (!module.file.empty()) {
