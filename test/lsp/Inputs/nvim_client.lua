@@ -68,7 +68,7 @@ end
 
 -- Every wait is bounded.
 function M.wait_for(predicate)
-  return vim.wait(30000, predicate, 20)
+  return vim.wait(90000, predicate, 20)
 end
 
 function M.stop(client_id)

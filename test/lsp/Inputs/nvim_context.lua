@@ -12,7 +12,7 @@ if not client_id then return end
 
 if not nvim.wait_for(function() return #vim.diagnostic.get(callerBuffer) >= 2 end) then
   nvim.dump(callerBuffer, "partial")
-  return nvim.fail("not both diagnostics within 30 s")
+  return nvim.fail("not both diagnostics within 90 s")
 end
 nvim.dump(callerBuffer, "open")
 
@@ -22,7 +22,7 @@ if not nvim.false_to_true(helperBuffer, 4) then return end
 
 if not nvim.wait_for(function() return #vim.diagnostic.get(callerBuffer) == 1 end) then
   nvim.dump(callerBuffer, "stale")
-  return nvim.fail("the caller was not re-checked within 30 s")
+  return nvim.fail("the caller was not re-checked within 90 s")
 end
 nvim.dump(callerBuffer, "edited")
 nvim.stop(client_id)

@@ -9,7 +9,7 @@ local bufnr, client_id = nvim.open_with_server(os.getenv("GRADLINT_NVIM_FILE"))
 if not client_id then return end
 
 if not nvim.wait_for(function() return #vim.diagnostic.get(bufnr) > 0 end) then
-  return nvim.fail("no diagnostics within 30 s")
+  return nvim.fail("no diagnostics within 90 s")
 end
 nvim.dump(bufnr, "open", true)
 
@@ -18,7 +18,7 @@ if not nvim.false_to_true(bufnr, vim.diagnostic.get(bufnr)[1].lnum) then return 
 
 if not nvim.wait_for(function() return #vim.diagnostic.get(bufnr) == 0 end) then
   nvim.dump(bufnr, "stale", true)
-  return nvim.fail("diagnostics not cleared within 30 s")
+  return nvim.fail("diagnostics not cleared within 90 s")
 end
 nvim.write("cleared")
 nvim.stop(client_id)
