@@ -37,6 +37,11 @@ void UnitLowerer::link(NodeId from, NodeId to) {
 }
 
 NodeId UnitLowerer::emit(Event event) {
+  if (expectedRaises_ > 0 &&
+      (event.kind == EventKind::Train || event.kind == EventKind::Backward)) {
+    event.kind = EventKind::Nop;
+    event.var.clear();
+  }
   event.loopDepth =
       static_cast<uint16_t>(std::min<size_t>(loops_.size() + comprehensionDepth_, UINT16_MAX));
   if (!regions_.empty()) {
@@ -709,6 +714,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const size_t regionsBefore = regions_.size();
   const size_t stacksBefore = exitStacks_.size();
   std::vector<std::string> stackNames; // `with ExitStack() as stack:`
+  size_t expectsRaise = 0;             // `with pytest.raises(E):`
   for (TSNode clause : children(statement)) {
     if (kindOf(clause) != Kind::with_clause) continue;
     for (TSNode item : children(clause)) {
@@ -728,9 +734,13 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
           std::vector<TSNode> names = children(alias);
           alias = names.size() == 1 ? names.front() : TSNode{};
         }
-        if (!isNull(alias) && kindOf(alias) == Kind::identifier &&
-            isExitStackClass(module_.resolver.resolve(field(value, f.function), source_))) {
+        const std::string context = module_.resolver.resolve(field(value, f.function), source_);
+        if (!isNull(alias) && kindOf(alias) == Kind::identifier && isExitStackClass(context)) {
           stackNames.emplace_back(text(alias, source_));
+        }
+        const TSNode function = unparenthesize(field(value, f.function));
+        if (catalog::expectsRaise(context.empty() ? text(function, source_) : context)) {
+          ++expectsRaise;
         }
       } else {
         // `with torch.no_grad:` enters the class itself, which fails at run time.
@@ -780,7 +790,9 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
     raiseLanding = newNode(Event{});
     exceptionTarget_ = raiseLanding;
   }
+  expectedRaises_ += expectsRaise;
   lowerBlock(field(statement, f.body), depth + 1);
+  expectedRaises_ -= expectsRaise;
   exitStacks_.resize(stacksBefore);
   exceptionTarget_ = outerTarget;
   if (restoresOnRaise) {
