@@ -379,9 +379,18 @@ std::string viewSource(TSNode value, std::string_view source) {
 // `torch.optim.X([a, b], ...)` inside a loop over tensors each bound earlier in the same
 // iteration (new leaves): the optimizer starts from tensors that hold no gradient yet.
 bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee) const {
-  if (loops_.empty() || !callee.starts_with("torch.optim.") ||
-      callee.find("lr_scheduler") != std::string::npos) {
-    return false;
+  auto buildsOptimizer = [](const std::string& name) {
+    return name.starts_with("torch.optim.") && name.find("lr_scheduler") == std::string::npos;
+  };
+  if (loops_.empty()) return false;
+  if (!buildsOptimizer(callee)) {
+    // A wrapper of an optimizer built right here (`OptimWrapper(SGD(model.parameters()))`,
+    // Lookahead, LARS) is as new as the optimizer it wraps.
+    const TSNode inner = unparenthesize(firstPositionalArgument(value));
+    if (isNull(inner) || kindOf(inner) != Kind::call) return false;
+    const std::string innerCallee =
+        module_.resolver.resolve(field(inner, fields().function), source_);
+    return buildsOptimizer(innerCallee) && optimizerOverNewLeaves(inner, innerCallee);
   }
   const TSNode first = firstPositionalArgument(value);
   if (isNull(first)) return false;
