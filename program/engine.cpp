@@ -323,9 +323,12 @@ void planRanges(FileState& state) {
 
 bool planPythonRanges(FileState& state) {
   const MarkerSet& markers = *state.markers;
-  if (!chooseMentions(state, markers.search.find(state.source->bytes()), markers.all)) {
-    return false;
-  }
+  std::vector<python::Mention> mentions = markers.search.find(state.source->bytes());
+  // A merge-conflict marker makes its chunk worth parsing, so GL000 does not depend on which
+  // chunks name a grad API.
+  std::vector<python::Mention> conflicts = python::conflictMarkers(state.source->bytes());
+  mentions.insert(mentions.end(), conflicts.begin(), conflicts.end());
+  if (!chooseMentions(state, mentions, markers.all)) return false;
   planRanges(state);
   return true;
 }

@@ -182,6 +182,17 @@ bool namedAsNonModule(std::string_view name) {
 
 bool isPretrainedLoader(std::string_view method) { return method == "from_pretrained"; }
 
+bool buildsAutomaticDeviceMap(std::string_view functionName) {
+  return functionName.substr(functionName.rfind('.') + 1) == "infer_auto_device_map";
+}
+
+bool expectsRaise(std::string_view qualifiedName) {
+  const std::string_view last = qualifiedName.substr(qualifiedName.rfind('.') + 1);
+  if (last == "raises") return qualifiedName == "pytest.raises";
+  return last == "assertRaises" || last == "assertRaisesRegex" || last == "assertRaisesRegexp" ||
+         last == "assert_raises" || last == "assert_raises_regex" || last == "assert_exception";
+}
+
 DeviceMapPlacement classifyDeviceMapString(std::string_view value) {
   // A whole model on one device gets no hooks (dispatch_model just calls .to()); only "disk"
   // offloads on its own. Mixed maps are judged by the caller.

@@ -31,6 +31,15 @@ OffloadFunction classifyOffloadFunction(std::string_view qualifiedName);
 // `Cls.from_pretrained(..., device_map=M)` loads with a device map like dispatch_model.
 bool isPretrainedLoader(std::string_view method);
 
+// A call that computes a device map from the machine's memory (accelerate's
+// `infer_auto_device_map`): it may send layers to cpu or disk, like "auto".
+bool buildsAutomaticDeviceMap(std::string_view functionName);
+
+// A context manager that asserts its block raises (`self.assertRaises(E)`, `pytest.raises(E)`,
+// accelerate's `assert_exception(E, ...)`): the block is a negative test, what it does is
+// expected to fail, not what the code does.
+bool expectsRaise(std::string_view qualifiedName);
+
 // Containers of models (GL201/GL202 follow offloading into their components):
 // `X.from_pretrained(..., unet=u)`, `X.from_pipe(p, ...)`: loaders; `register_modules(unet=u)`.
 // `receiver`: the class or object it is called on, as written (`FluxPipeline`,

@@ -370,6 +370,32 @@ std::vector<Mention> findMentions(std::string_view text, const std::vector<std::
   return NeedleSearch(needles, match).find(text);
 }
 
+bool conflictMarkerAt(std::string_view text, size_t at) {
+  // git writes seven marker characters at the start of a line, then a space and a label (or the
+  // line ends); `=======` is alone on its line.
+  if (at > 0 && text[at - 1] != '\n') return false;
+  const std::string_view rest = text.substr(std::min(at, text.size()));
+  for (const std::string_view marker : {"<<<<<<<", "=======", ">>>>>>>"}) {
+    if (!rest.starts_with(marker)) continue;
+    const char next = rest.size() > marker.size() ? rest[marker.size()] : '\n';
+    return next == '\n' || next == '\r' || (marker.front() != '=' && next == ' ');
+  }
+  return false;
+}
+
+std::vector<Mention> conflictMarkers(std::string_view text) {
+  std::vector<Mention> markers;
+  for (const std::string_view marker : {"<<<<<<<", "=======", ">>>>>>>"}) {
+    for (size_t at = text.find(marker); at != std::string_view::npos;
+         at = text.find(marker, at + marker.size())) {
+      if (conflictMarkerAt(text, at)) {
+        markers.push_back({static_cast<uint32_t>(at), ClassScope::Member});
+      }
+    }
+  }
+  return markers;
+}
+
 namespace {
 
 // The chunk holding byte `at` in code, or SIZE_MAX when `at` is in a comment or string or before

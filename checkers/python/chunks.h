@@ -117,6 +117,13 @@ bool mayCall(std::string_view text, size_t at);
 std::vector<Mention> findMentions(std::string_view text, const std::vector<std::string>& needles,
                                   Match match);
 
+// Lines that start with a merge-conflict marker (`<<<<<<< `, `=======`, `>>>>>>> `). No Python
+// line starts so, and the chunk around one must be parsed for its syntax error (GL000) to show
+// whether or not it names a grad API.
+std::vector<Mention> conflictMarkers(std::string_view text);
+// Whether a merge-conflict marker line starts at byte `at`.
+bool conflictMarkerAt(std::string_view text, size_t at);
+
 // Marks the chunks holding one of `mentions` outside comments and strings (`chosen` has one flag
 // per chunk and keeps earlier marks). A mention in a class header chooses the whole class.
 // Returns true when a chunk was newly marked.

@@ -138,6 +138,14 @@ Diagnostic syntaxDiagnostic(const SourceText& source, TSNode error) {
     diagnostic.message = token.empty() ? std::string("invalid syntax")
                                        : fmt::format("invalid syntax: unexpected `{}`", token);
     diagnostic.range = source.range(ts_node_start_byte(leaf), ts_node_end_byte(leaf));
+    if (const uint32_t at = ts_node_start_byte(leaf); conflictMarkerAt(source.bytes(), at)) {
+      diagnostic.range = source.range(at, at + 7); // the seven marker characters
+      const std::string_view line = source.lineText(diagnostic.range.startLine);
+      diagnostic.message = fmt::format("invalid syntax: merge conflict marker `{}`",
+                                       line.substr(0, std::min<size_t>(line.size(), 40)));
+      diagnostic.help = "resolve the merge conflict: keep one side and delete the marker lines";
+      return diagnostic;
+    }
   }
   diagnostic.help = "gradlint still analyses the definitions that parse; fix the syntax so the "
                     "rest of the file is checked too";

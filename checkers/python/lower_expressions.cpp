@@ -393,19 +393,33 @@ catalog::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
   }
   TSNode map = unparenthesize(keywordArgument(call, "device_map", source_));
   if (isNull(map)) return catalog::DeviceMapPlacement::OnDevice;
-  catalog::DeviceMapPlacement placement = catalog::DeviceMapPlacement::MayOffload;
+  catalog::DeviceMapPlacement placement = catalog::DeviceMapPlacement::OnDevice;
   if (kindOf(map) != Kind::identifier) {
     placement = mapPlacement(map, source_);
   } else if (const std::vector<TSNode>& values = plainBindings(text(map, source_));
              !values.empty()) {
-    placement = catalog::DeviceMapPlacement::OnDevice;
     for (TSNode value : values) placement = worsePlacement(placement, mapPlacement(value, source_));
+  } else if (TSNode fallback = parameterDefault(text(map, source_)); !isNull(fallback)) {
+    placement = mapPlacement(fallback, source_); // `def load(name, device_map="auto")`
   }
   // What may offload fails to load instead when quantized without cpu offload allowed.
   if (placement == catalog::DeviceMapPlacement::MayOffload && quantizedWithoutCpuOffload(call)) {
     return catalog::DeviceMapPlacement::OnDevice;
   }
   return placement;
+}
+
+TSNode UnitLowerer::parameterDefault(std::string_view name) const {
+  if (unit_.kind != ir::UnitKind::Function) return TSNode{};
+  const Fields& f = fields();
+  for (TSNode parameter : children(field(unit_.node, f.parameters))) {
+    const Kind kind = kindOf(parameter);
+    if ((kind == Kind::default_parameter || kind == Kind::typed_default_parameter) &&
+        text(field(parameter, f.name), source_) == name) {
+      return field(parameter, f.value);
+    }
+  }
+  return TSNode{};
 }
 
 bool UnitLowerer::quantizedWithoutCpuOffload(TSNode call) const {

@@ -37,6 +37,11 @@ void UnitLowerer::link(NodeId from, NodeId to) {
 }
 
 NodeId UnitLowerer::emit(Event event) {
+  if (expectedRaises_ > 0 &&
+      (event.kind == EventKind::Train || event.kind == EventKind::Backward)) {
+    event.kind = EventKind::Nop;
+    event.var.clear();
+  }
   event.loopDepth =
       static_cast<uint16_t>(std::min<size_t>(loops_.size() + comprehensionDepth_, UINT16_MAX));
   if (!regions_.empty()) {
@@ -374,9 +379,18 @@ std::string viewSource(TSNode value, std::string_view source) {
 // `torch.optim.X([a, b], ...)` inside a loop over tensors each bound earlier in the same
 // iteration (new leaves): the optimizer starts from tensors that hold no gradient yet.
 bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee) const {
-  if (loops_.empty() || !callee.starts_with("torch.optim.") ||
-      callee.find("lr_scheduler") != std::string::npos) {
-    return false;
+  auto buildsOptimizer = [](const std::string& name) {
+    return name.starts_with("torch.optim.") && name.find("lr_scheduler") == std::string::npos;
+  };
+  if (loops_.empty()) return false;
+  if (!buildsOptimizer(callee)) {
+    // A wrapper of an optimizer built right here (`OptimWrapper(SGD(model.parameters()))`,
+    // Lookahead, LARS) is as new as the optimizer it wraps.
+    const TSNode inner = unparenthesize(firstPositionalArgument(value));
+    if (isNull(inner) || kindOf(inner) != Kind::call) return false;
+    const std::string innerCallee =
+        module_.resolver.resolve(field(inner, fields().function), source_);
+    return buildsOptimizer(innerCallee) && optimizerOverNewLeaves(inner, innerCallee);
   }
   const TSNode first = firstPositionalArgument(value);
   if (isNull(first)) return false;
@@ -709,6 +723,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
   const size_t regionsBefore = regions_.size();
   const size_t stacksBefore = exitStacks_.size();
   std::vector<std::string> stackNames; // `with ExitStack() as stack:`
+  size_t expectsRaise = 0;             // `with pytest.raises(E):`
   for (TSNode clause : children(statement)) {
     if (kindOf(clause) != Kind::with_clause) continue;
     for (TSNode item : children(clause)) {
@@ -728,9 +743,13 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
           std::vector<TSNode> names = children(alias);
           alias = names.size() == 1 ? names.front() : TSNode{};
         }
-        if (!isNull(alias) && kindOf(alias) == Kind::identifier &&
-            isExitStackClass(module_.resolver.resolve(field(value, f.function), source_))) {
+        const std::string context = module_.resolver.resolve(field(value, f.function), source_);
+        if (!isNull(alias) && kindOf(alias) == Kind::identifier && isExitStackClass(context)) {
           stackNames.emplace_back(text(alias, source_));
+        }
+        const TSNode function = unparenthesize(field(value, f.function));
+        if (catalog::expectsRaise(context.empty() ? text(function, source_) : context)) {
+          ++expectsRaise;
         }
       } else {
         // `with torch.no_grad:` enters the class itself, which fails at run time.
@@ -780,7 +799,9 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
     raiseLanding = newNode(Event{});
     exceptionTarget_ = raiseLanding;
   }
+  expectedRaises_ += expectsRaise;
   lowerBlock(field(statement, f.body), depth + 1);
+  expectedRaises_ -= expectsRaise;
   exitStacks_.resize(stacksBefore);
   exceptionTarget_ = outerTarget;
   if (restoresOnRaise) {

@@ -154,13 +154,14 @@ catalog::DeviceMapPlacement mapPlacement(TSNode map, std::string_view source, in
     return toDisk || (toHost && elsewhere) ? catalog::DeviceMapPlacement::Offloads
                                            : catalog::DeviceMapPlacement::OnDevice;
   }
-  switch (kindOf(map)) {
-  case Kind::none:
-  case Kind::integer:
-  case Kind::true_:
-  case Kind::false_: return catalog::DeviceMapPlacement::OnDevice; // literals: one device or none
-  default: return catalog::DeviceMapPlacement::MayOffload; // a variable or call: cannot tell
+  if (kindOf(map) == Kind::call &&
+      catalog::buildsAutomaticDeviceMap(text(field(map, fields().function), source))) {
+    return catalog::DeviceMapPlacement::MayOffload;
   }
+  // Literals name one device or none. What cannot be read here (a name bound elsewhere, an
+  // attribute, a subscript, another call) is not reported: real code passes a device string or
+  // `{"": index}` this way far more often than an automatic map.
+  return catalog::DeviceMapPlacement::OnDevice;
 }
 
 catalog::DeviceMapPlacement worsePlacement(catalog::DeviceMapPlacement a,

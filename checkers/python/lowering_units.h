@@ -76,8 +76,9 @@ std::optional<std::string_view> stringValue(TSNode node, std::string_view source
 
 TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source);
 
-// Where a `device_map=` value sends weights: a literal, or `a if c else b` of such values
-// (the worse of the two); anything else cannot be told.
+// Where a `device_map=` value sends weights: a literal, `infer_auto_device_map(...)`, or
+// `a if c else b` of such values (the worse of the two). Anything else cannot be told, and counts
+// as OnDevice (not reported).
 catalog::DeviceMapPlacement mapPlacement(TSNode map, std::string_view source, int depth = 0);
 
 // Of two placements a value may have, the one to report: offloads on some path, then maybe.
@@ -197,6 +198,8 @@ private:
   // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
   // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
   const std::vector<TSNode>& plainBindings(std::string_view name) const;
+  // The default value of the unit's parameter `name` (`device_map="auto"`), or null.
+  TSNode parameterDefault(std::string_view name) const;
   // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
   // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
   bool quantizedWithoutCpuOffload(TSNode call) const;
@@ -239,6 +242,9 @@ private:
   std::vector<Region> regions_;
   std::vector<ExitStackScope> exitStacks_;
   size_t comprehensionDepth_ = 0;
+  // Blocks of `with pytest.raises(E):` and the like open around the code being lowered: what
+  // they train or differentiate is expected to fail (a negative test), so it is not training.
+  size_t expectedRaises_ = 0;
   // Per condition key: the first `if` (start byte) that tested it, and whether another did.
   std::unordered_map<std::string, std::pair<uint32_t, bool>> conditionTests_;
   std::unordered_map<std::string, NodeId> lastAssign_; // var -> its latest Assign, in source order

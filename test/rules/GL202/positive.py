@@ -43,8 +43,10 @@ def sequential(name):
         p.requires_grad = True
 
 
-# A map in a variable may hold anything.
-def map_from_variable(name, device_map):
+# A map computed from the machine's memory.
+def map_inferred(name, config):
+    model = AutoModelForCausalLM.from_pretrained(name)
+    device_map = infer_auto_device_map(model, max_memory={0: "10GiB"})
     model = AutoModelForCausalLM.from_pretrained(name, device_map=device_map)
     # CHECK: [[@LINE+1]]:5: GL202 `model` is loaded with an automatic device map and trained here (`model.train()`)
     model.train()

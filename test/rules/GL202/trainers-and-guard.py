@@ -83,6 +83,6 @@ def checked_on_one_branch(name, careful):
     model = AutoModelForCausalLM.from_pretrained(name)
     if careful:
         assert "cpu" not in model.hf_device_map.values()
-    accelerate.dispatch_model(model, device_map=careful)
+    accelerate.dispatch_model(model, device_map="auto")
     # CHECK: [[@LINE+1]]:5: GL202 `model` is loaded with an automatic device map and trained here (`model.train()`)
     model.train()

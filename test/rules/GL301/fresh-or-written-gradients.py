@@ -32,6 +32,26 @@ def sweep(widths, x):
         optimizer.step()
 
 
+# Correct: the new optimizer is wrapped (a training framework's optimizer wrapper), and both
+# are handed through a preparing call that returns them again.
+def sweep_wrapped(strategy, OptimWrapper, widths, x):
+    for width in widths:
+        model = torch.nn.Linear(4, width)
+        optim = OptimWrapper(torch.optim.SGD(model.parameters(), lr=0.1))
+        model, optim = strategy.prepare(model=model, optim_wrapper=optim)
+        model(x).sum().backward()
+        optim.step()
+
+
+# Wrong: the wrapper wraps an optimizer over a model built before the loop.
+def wrapped_over_old_model(OptimWrapper, model, rates, x):
+    for lr in rates:
+        optim = OptimWrapper(torch.optim.SGD(model.parameters(), lr=lr))
+        model(x).sum().backward()
+        # CHECK: [[@LINE+1]]:9: GL301 `optim.step()` applies the gradients, but nothing resets them before the next `backward()`
+        optim.step()
+
+
 # Wrong: the gradients are scaled, not written over; they still accumulate.
 def scaled_gradients(model, optimizer, x, steps):
     for _ in range(steps):
