@@ -142,7 +142,9 @@ private:
       return fmt::format("{} cell {}, line {}", place.cell->notebook, place.cell->index + 1,
                          place.line);
     }
-    return fmt::format("{}:{}", place.file, place.line);
+    // Shown as `gradlint check` shows a path: relative to the working folder when below it.
+    // The JSON report keeps the file as `check`'s JSON does (absolute), SARIF makes it relative.
+    return fmt::format("{}:{}", pathFromWorkingDirectory(place.file), place.line);
   }
 
   // addr2line's "function (file:line)", or the fallback name when there is no debug info.
@@ -634,8 +636,9 @@ json runtimeVerdicts(const json& findings, const std::vector<json>& reports) {
 void printVerdicts(const json& verdicts, std::ostream& out) {
   if (!verdicts.empty()) out << "runtime verdicts:\n";
   for (const json& verdict : verdicts) {
-    out << fmt::format("{}:{}: {} {}\n", verdict.value("filename", ""), verdict.value("row", 0),
-                       verdict.value("code", ""), verdict.value("verdict", ""));
+    out << fmt::format("{}:{}: {} {}\n", pathFromWorkingDirectory(verdict.value("filename", "")),
+                       verdict.value("row", 0), verdict.value("code", ""),
+                       verdict.value("verdict", ""));
   }
 }
 
