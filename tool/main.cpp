@@ -264,7 +264,11 @@ int main(int argc, char** argv) {
   serverCommand->add_option("--max-message-bytes", serverOptions.maxMessageBytes,
                             "Largest message accepted")
       ->group("");
-  app.add_subcommand("probe", "Runtime probe: `probe run -- CMD...`, `probe replay F.json`");
+  CLI::App* probeCommand =
+      app.add_subcommand("probe", "Runtime probe: `probe run -- CMD...`, `probe replay F.json`");
+  // Parsed by runProbeCommand, not here: declared for --help, the man page and the completion.
+  probe::ProbeArguments probeArguments;
+  probe::addProbeSubcommands(*probeCommand, probeArguments);
 
   std::string completionShell;
   CLI::App* completionCommand = app.add_subcommand(
@@ -335,6 +339,9 @@ int main(int argc, char** argv) {
                                         {"check --ignore", selectors},
                                         {"rule code", codes},
                                         {"rule --output-format", {"text", "json"}},
+                                        {"probe run --output-format", {"json", "sarif"}},
+                                        {"probe replay --device", {"cpu", "cuda", "cpu,cuda"}},
+                                        {"probe replay --output-format", {"text", "json"}},
                                         {"generate-shell-completion shell", {"bash"}}});
       return kExitClean;
     }

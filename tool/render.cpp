@@ -8,7 +8,9 @@
 
 #include <filesystem>
 #include <map>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #ifndef GRADLINT_DOCS_URL
 #define GRADLINT_DOCS_URL "https://github.com/gradlint/gradlint/blob/main/docs/rules/"
@@ -381,6 +383,44 @@ std::string ruleUrl(std::string_view code) {
   return fmt::format("{}{}.md", GRADLINT_DOCS_URL, code);
 }
 
+namespace {
+
+// How many findings of each severity a run printed, for the closing line.
+struct FindingCounts {
+  size_t errors = 0;
+  size_t warnings = 0;
+  size_t infos = 0;
+
+  void add(Severity severity) {
+    switch (severity) {
+    case Severity::Error: ++errors; return;
+    case Severity::Warning: ++warnings; return;
+    case Severity::Info: ++infos; return;
+    }
+  }
+  size_t total() const { return errors + warnings + infos; }
+};
+
+// "Found 2 errors and 5 warnings.": each severity that occurred, so that a run of warnings only
+// does not read as failing with errors.
+std::string summaryLine(const FindingCounts& counts) {
+  std::vector<std::string> parts;
+  auto add = [&parts](size_t count, std::string_view one, std::string_view many) {
+    if (count > 0) parts.push_back(fmt::format("{} {}", count, count == 1 ? one : many));
+  };
+  add(counts.errors, "error", "errors");
+  add(counts.warnings, "warning", "warnings");
+  add(counts.infos, "info finding", "info findings");
+  std::string line = "Found ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) line += i + 1 == parts.size() ? " and " : ", ";
+    line += parts[i];
+  }
+  return line + ".";
+}
+
+} // namespace
+
 void render(const CheckResult& result, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::Json) {
     ordered_json all = ordered_json::array();
@@ -407,10 +447,10 @@ void render(const CheckResult& result, OutputFormat format, std::ostream& out) {
   case OutputFormat::Concise:
   case OutputFormat::Json: break;
   }
-  size_t count = 0;
+  FindingCounts counts;
   for (const FileReport& file : result.files) {
     for (const Diagnostic& d : file.diagnostics) {
-      ++count;
+      counts.add(d.severity);
       if (format == OutputFormat::Concise) {
         out << location(*file.source, file.source->path(), d.range) << ": " << d.code << ' '
             << d.message
@@ -420,7 +460,7 @@ void render(const CheckResult& result, OutputFormat format, std::ostream& out) {
       }
     }
   }
-  if (count > 0) out << fmt::format("Found {} error{}.\n", count, count == 1 ? "" : "s");
+  if (counts.total() > 0) out << summaryLine(counts) << '\n';
 }
 
 void renderStatistics(const CheckResult& result, std::ostream& out) {

@@ -1,6 +1,6 @@
 // A file that does not compile gets a GL000 finding (the first error, where it is, how many
 // followed) and the run exits 1; what Clang could parse is still checked.
-// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 //
 // A missing header is a fatal error: Clang reports nothing after it, but still reads the rest
 // of the file with what could be declared.

@@ -1,4 +1,4 @@
-// RUN: not %check-file --ignore GL107 %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file --ignore GL107 %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 // Control flow the CFG must get right: goto, switch, nested try blocks, a function-try-block,
 // guards in conditions and loops, and exceptions thrown from a catch handler.
 #include <torch/torch.h>

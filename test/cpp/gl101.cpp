@@ -1,4 +1,4 @@
-// RUN: not %check-file --ignore GL107 %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file --ignore GL107 %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 // GL101 in C++: `c10::GradMode::set_enabled(false)`, in any of its spellings, and a normal
 // exit (return, end of the body) that leaves it disabled. Every finding is checked on the line
 // below its CHECK; anything not listed fails the test.

@@ -1,4 +1,4 @@
-// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 // GL104 in C++: every normal path restores grad mode, but a call between the toggle and the
 // restore can throw, and nothing on the way out (no destructor, no handler) restores it.
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 // GL105 in C++: a guard created as an unnamed temporary is destroyed at the end of its
 // statement, so it guards nothing.
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 // clang-tidy's suppression comments work in `gradlint check` too: NOLINT (with check names,
 // globs or GL codes), NOLINTNEXTLINE and NOLINTBEGIN/NOLINTEND.
 #include <torch/torch.h>

@@ -30,14 +30,6 @@ fs::path executableDir() {
   return ec ? fs::path(".") : self.parent_path();
 }
 
-struct RunOptions {
-  std::string findingsPath;
-  bool perTest = false;          // the pytest plugin gives each test the session's mode back
-  bool failLeakingTests = false; // ... and fails the teardown of a test that changed it
-  std::string reportPath;        // --report: the leaks as findings
-  std::string reportFormat;      // json or sarif
-};
-
 // `NAME=value:$NAME` (or `value` when NAME is unset or empty).
 void prependToEnvironment(const char* name, const std::string& value, char separator) {
   const char* old = std::getenv(name);
@@ -171,6 +163,33 @@ std::string tracerLibraryPath() {
 
 std::string replayerPath() { return (executableDir() / "gradlint-probe-replay").string(); }
 
+ProbeSubcommands addProbeSubcommands(CLI::App& probe, ProbeArguments& arguments) {
+  probe.require_subcommand(1);
+  RunOptions& runOptions = arguments.run;
+  CLI::App* run = probe.add_subcommand(
+      "run", "Run a command with the grad-mode tracer preloaded: gradlint probe run -- CMD...");
+  run->add_option("--findings", runOptions.findingsPath,
+                  "gradlint JSON output: give each finding a runtime verdict");
+  run->add_flag("--per-test", runOptions.perTest,
+                "pytest: give each test the session's grad/inference mode back and report a "
+                "test that changed it");
+  run->add_flag("--fail-leaking-tests", runOptions.failLeakingTests,
+                "with --per-test: a test that changed the mode fails (in its teardown)");
+  run->add_option("--report", runOptions.reportPath,
+                  "also write the leaks as findings to this file (see --output-format)");
+  run->add_option("--output-format", arguments.runFormat,
+                  "format of --report: json (default; sarif for a .sarif file) or sarif")
+      ->check(CLI::IsMember({"json", "sarif"}));
+  CLI::App* replay =
+      probe.add_subcommand("replay", "Replay findings (their witness) with real LibTorch");
+  replay->add_option("findings", arguments.replayInput, "gradlint JSON output")->required();
+  replay->add_option("--device", arguments.devices, "cpu, cuda or cpu,cuda")
+      ->capture_default_str();
+  replay->add_option("--output-format", arguments.replayFormat, "text or json")
+      ->capture_default_str();
+  return {run, replay};
+}
+
 int runProbeCommand(int argc, char** argv) {
   // Words after `--` are the command to run, taken before CLI11 sees them.
   std::vector<std::string> command;
@@ -183,31 +202,10 @@ int runProbeCommand(int argc, char** argv) {
   // Named, so that help and usage lines say `gradlint probe`, like the other commands'.
   CLI::App app{"gradlint probe: confirm findings against the real LibTorch runtime",
                "gradlint probe"};
-  app.require_subcommand(1);
-  RunOptions runOptions;
-  std::string runFormat;
-  CLI::App* run = app.add_subcommand(
-      "run", "Run a command with the grad-mode tracer preloaded: gradlint probe run -- CMD...");
-  run->add_option("--findings", runOptions.findingsPath,
-                  "gradlint JSON output: give each finding a runtime verdict");
-  run->add_flag("--per-test", runOptions.perTest,
-                "pytest: give each test the session's grad/inference mode back and report a "
-                "test that changed it");
-  run->add_flag("--fail-leaking-tests", runOptions.failLeakingTests,
-                "with --per-test: a test that changed the mode fails (in its teardown)");
-  run->add_option("--report", runOptions.reportPath,
-                  "also write the leaks as findings to this file (see --output-format)");
-  run->add_option("--output-format", runFormat,
-                  "format of --report: json (default; sarif for a .sarif file) or sarif")
-      ->check(CLI::IsMember({"json", "sarif"}));
-  std::string replayInput;
-  std::string devices = "cpu";
-  std::string format = "text";
-  CLI::App* replay =
-      app.add_subcommand("replay", "Replay findings (their witness) with real LibTorch");
-  replay->add_option("findings", replayInput, "gradlint JSON output")->required();
-  replay->add_option("--device", devices, "cpu, cuda or cpu,cuda")->capture_default_str();
-  replay->add_option("--output-format", format, "text or json")->capture_default_str();
+  ProbeArguments arguments;
+  const ProbeSubcommands subcommands = addProbeSubcommands(app, arguments);
+  RunOptions& runOptions = arguments.run;
+  const std::string& runFormat = arguments.runFormat;
   std::vector<std::string> words{"gradlint probe"};
   for (int i = 2; i < argc; ++i) words.emplace_back(argv[i]);
   try {
@@ -219,7 +217,7 @@ int runProbeCommand(int argc, char** argv) {
     app.exit(e);
     return kExitError;
   }
-  if (run->parsed()) {
+  if (subcommands.run->parsed()) {
     if (command.empty()) {
       std::cerr << "gradlint: error: give the command to run after `--`: gradlint probe run -- "
                    "python3 train.py\n";
@@ -248,8 +246,9 @@ int runProbeCommand(int argc, char** argv) {
                              replayer);
     return kExitError;
   }
-  std::vector<std::string> replayCommand{replayer, replayInput, "--device", devices,
-                                         "--output-format", format};
+  std::vector<std::string> replayCommand{replayer, arguments.replayInput, "--device",
+                                         arguments.devices, "--output-format",
+                                         arguments.replayFormat};
   std::vector<char*> args;
   for (std::string& word : replayCommand) args.push_back(word.data());
   args.push_back(nullptr);

@@ -142,7 +142,9 @@ private:
       return fmt::format("{} cell {}, line {}", place.cell->notebook, place.cell->index + 1,
                          place.line);
     }
-    return fmt::format("{}:{}", place.file, place.line);
+    // Shown as `gradlint check` shows a path: relative to the working folder when below it.
+    // The JSON report keeps the file as `check`'s JSON does (absolute), SARIF makes it relative.
+    return fmt::format("{}:{}", pathFromWorkingDirectory(place.file), place.line);
   }
 
   // addr2line's "function (file:line)", or the fallback name when there is no debug info.
@@ -538,9 +540,14 @@ struct SiteCounts {
   size_t refusals = 0; // inference mode: autograd refused a tensor after this block
 };
 
+using FileLine = std::pair<std::string, int>;
+
 struct SeenSites {
-  std::map<std::pair<std::string, int>, SiteCounts> grad;
-  std::map<std::pair<std::string, int>, SiteCounts> inference;
+  std::map<FileLine, SiteCounts> grad;
+  std::map<FileLine, SiteCounts> inference;
+  // Grad mode disabled in Python, per (toggle, a call that led to it): what ran through the
+  // calls of a finding whose toggle is a call into a helper.
+  std::map<std::pair<FileLine, FileLine>, SiteCounts> gradThroughCall;
 };
 
 SeenSites seenSites(const std::vector<json>& reports) {
@@ -556,6 +563,13 @@ SeenSites seenSites(const std::vector<json>& reports) {
       counts.leaked += site.value("leaked", 0);
       counts.exitedInStatement += site.value("exited_in_statement", 0);
       counts.refusals += site.value("refusals", 0);
+      if (inference) continue;
+      for (const json& call : site.value("calls", json::array())) {
+        SiteCounts& through = seen.gradThroughCall[{
+            key, {canonicalPath(call.value("file", "")), call.value("line", 0)}}];
+        through.disabled += call.value("disabled", 0);
+        through.leaked += call.value("leaked", 0);
+      }
     }
   }
   return seen;
@@ -570,6 +584,28 @@ SiteCounts countsAt(const std::map<std::pair<std::string, int>, SiteCounts>& see
       total.leaked += it->second.leaked;
       total.exitedInStatement += it->second.exitedInStatement;
       total.refusals += it->second.refusals;
+    }
+  }
+  return total;
+}
+
+// A finding whose toggle is a call into a helper (`freeze()` returns with grad mode disabled):
+// its note "`freeze` disables grad mode here" names the helper's toggle, which the tracer saw in
+// the helper's file. Counted are the toggles there that ran through this call, `file`:`row`.
+SiteCounts countsThroughCall(const SeenSites& seen, const json& finding, const std::string& file,
+                             int row) {
+  SiteCounts total;
+  for (const json& related : finding.value("related", json::array())) {
+    if (!related.is_object() || !related.contains("location") ||
+        related.value("message", "").find("disables grad mode here") == std::string::npos) {
+      continue;
+    }
+    const FileLine toggle{canonicalPath(related.value("filename", "")),
+                          related["location"].value("row", 0)};
+    if (auto it = seen.gradThroughCall.find({toggle, {file, row}});
+        it != seen.gradThroughCall.end()) {
+      total.disabled += it->second.disabled;
+      total.leaked += it->second.leaked;
     }
   }
   return total;
@@ -598,7 +634,11 @@ json runtimeVerdicts(const json& findings, const std::vector<json>& reports) {
         const std::string kind = step.value("kind", "");
         if (kind == "SetGrad" || kind == "EnterGuard") rows.insert(step.value("row", 0));
       }
-      verdict = leakVerdict(countsAt(seen.grad, file, rows));
+      SiteCounts counts = countsAt(seen.grad, file, rows);
+      const SiteCounts throughCall = countsThroughCall(seen, finding, file, row);
+      counts.disabled += throughCall.disabled;
+      counts.leaked += throughCall.leaked;
+      verdict = leakVerdict(counts);
     } else if (code == "GL105" && message.find("does nothing lasting") != std::string::npos) {
       // `torch.inference_mode().__enter__()`: the claim is that inference mode ends with the
       // statement, as the dropped guard is freed.
@@ -634,8 +674,9 @@ json runtimeVerdicts(const json& findings, const std::vector<json>& reports) {
 void printVerdicts(const json& verdicts, std::ostream& out) {
   if (!verdicts.empty()) out << "runtime verdicts:\n";
   for (const json& verdict : verdicts) {
-    out << fmt::format("{}:{}: {} {}\n", verdict.value("filename", ""), verdict.value("row", 0),
-                       verdict.value("code", ""), verdict.value("verdict", ""));
+    out << fmt::format("{}:{}: {} {}\n", pathFromWorkingDirectory(verdict.value("filename", "")),
+                       verdict.value("row", 0), verdict.value("code", ""),
+                       verdict.value("verdict", ""));
   }
 }
 

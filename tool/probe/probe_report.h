@@ -38,7 +38,8 @@ void writeRuntimeFindings(const std::vector<nlohmann::json>& reports,
                           std::ostream& out);
 
 // Runtime verdicts for static findings (gradlint's JSON output): a finding is matched to the
-// toggles seen at its file and line (or its witness's toggle lines).
+// toggles seen at its file and line (or its witness's toggle lines), and a finding on a call
+// into a helper that toggles to the helper's toggles that ran through that call.
 //   confirmed    the toggle ran and leaked (GL105's inference form: inference mode ended in the
 //                statement that entered it; GL304: autograd refused an inference tensor after
 //                the inference-mode block ran)

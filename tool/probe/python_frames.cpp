@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace gradlint::probe {
 namespace {
@@ -232,6 +233,23 @@ PyObjectPtr innermostUserFrame(CodeLocation& location, bool* madeByTorch,
     frame = back;
   }
   return nullptr;
+}
+
+std::vector<CallLine> callLines(PyObjectPtr frame, size_t limit) {
+  const PythonApi& py = python();
+  std::vector<CallLine> lines;
+  PyObject* outer = frame != nullptr ? py.frameGetBack(static_cast<PyObject*>(frame)) : nullptr;
+  while (outer != nullptr && lines.size() < limit) {
+    PyObject* code = py.frameGetCode(outer);
+    const CodeInfo& info = codeInfo(code); // its cache keeps `info.file` where it is
+    py.decRef(code);
+    if (!info.torch) lines.push_back({&info.file, py.frameGetLineNumber(outer)});
+    PyObject* back = py.frameGetBack(outer);
+    py.decRef(outer);
+    outer = back;
+  }
+  if (outer != nullptr) py.decRef(outer);
+  return lines;
 }
 
 bool pythonFrameIsLive(PyObjectPtr target) {

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace gradlint::probe {
 
@@ -31,6 +33,22 @@ bool pythonThreadHoldsGil();
 // frames (the grad-mode API's) were walked past to get there.
 PyObjectPtr innermostUserFrame(CodeLocation& location, bool* madeByTorch,
                                bool* passedTorchFrames = nullptr);
+// The calls that led to `frame`: the file and current line of each frame outside torch that
+// encloses it, innermost first, at most `limit`. The file strings live as long as the process,
+// one per code object: they compare by address (fast, on every toggle), so one file may show up
+// under more than one, which the report's reader adds up.
+struct CallLine {
+  const std::string* file = nullptr;
+  int line = 0;
+  bool operator<(const CallLine& other) const {
+    if (file != other.file) return std::less<const std::string*>()(file, other.file);
+    return line < other.line;
+  }
+  bool operator==(const CallLine& other) const {
+    return file == other.file && line == other.line;
+  }
+};
+std::vector<CallLine> callLines(PyObjectPtr frame, size_t limit);
 // True when `frame` is on this thread's Python stack now.
 bool pythonFrameIsLive(PyObjectPtr frame);
 void releasePythonObject(PyObjectPtr object);

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +38,7 @@ namespace gradlint::probe {
 namespace {
 
 constexpr size_t kMaxRecordedEvents = 1000; // leaks and backward calls kept for the report
+constexpr size_t kMaxCallLines = 32;        // enclosing frames noted per Python toggle
 
 const char* modeName(Mode mode) { return mode == Mode::Grad ? "grad" : "inference"; }
 
@@ -56,6 +58,13 @@ struct Site {
   // Autograd refusals of an inference tensor after this inference-mode block was the last one
   // its thread left (GL304's runtime evidence: made in the block, used after it).
   size_t refusals = 0;
+  // Python: the same counts per call that led here (each enclosing frame's file and line), so
+  // that a finding on a call into a helper that leaks is matched to the calls that ran.
+  struct CallCounts {
+    size_t disabled = 0;
+    size_t leaked = 0;
+  };
+  std::map<CallLine, CallCounts> calls;
 };
 
 struct Leak {
@@ -150,7 +159,8 @@ struct Disabler {
   PyObjectPtr frame = nullptr; // Python: the frame, held so its identity stays unique
   uintptr_t cfa = 0;           // C++: the frame's canonical frame address and function start
   uintptr_t functionStart = 0;
-  std::optional<size_t> leak; // set once the leak is recorded
+  std::vector<CallLine> calls; // Python: the calls that led to the toggle, each line once
+  std::optional<size_t> leak;  // set once the leak is recorded
 };
 
 struct ThreadState {
@@ -175,7 +185,9 @@ void recordLeak(Registry& r, Disabler& disabler, long thread, const char* how,
   leak.mainThread = thread == static_cast<long>(getpid());
   leak.how = how;
   leak.noticedAt = noticedAt;
-  ++r.sites[disabler.site].leaked;
+  Site& site = r.sites[disabler.site];
+  ++site.leaked;
+  for (const CallLine& call : disabler.calls) ++site.calls[call].leaked;
   disabler.leak = r.leaks.size();
   r.leaks.push_back(std::move(leak));
 }
@@ -390,6 +402,10 @@ void onEngage(ThreadState& state, Mode mode, TogglerKind kind, void* caller) {
     bool madeByTorch = false;
     disabler.frame = innermostUserFrame(location, &madeByTorch);
     if (disabler.frame == nullptr) return; // torch's own code (nn.init, optimizers, import)
+    disabler.calls = callLines(disabler.frame, kMaxCallLines);
+    std::sort(disabler.calls.begin(), disabler.calls.end());
+    disabler.calls.erase(std::unique(disabler.calls.begin(), disabler.calls.end()),
+                         disabler.calls.end()); // recursion: each line counts once
   } else {
     const FrameId frame = callerFrame();
     disabler.cfa = frame.cfa;
@@ -399,7 +415,9 @@ void onEngage(ThreadState& state, Mode mode, TogglerKind kind, void* caller) {
   disabler.context = r.currentContext.load(std::memory_order_relaxed);
   std::lock_guard lock(r.mutex);
   disabler.site = siteFor(r, mode, location, caller, disabler.python);
-  ++r.sites[disabler.site].disabled;
+  Site& site = r.sites[disabler.site];
+  ++site.disabled;
+  for (const CallLine& call : disabler.calls) ++site.calls[call].disabled;
   state.disablers[static_cast<size_t>(mode)] = std::move(disabler);
 }
 
@@ -550,6 +568,16 @@ void writeReport() {
     if (site.mode == Mode::Inference) {
       entry["exited_in_statement"] = site.exitedInStatement;
       entry["refusals"] = site.refusals;
+    }
+    if (!site.calls.empty()) {
+      nlohmann::json calls = nlohmann::json::array();
+      for (const auto& [call, counts] : site.calls) {
+        calls.push_back({{"file", *call.file},
+                         {"line", call.line},
+                         {"disabled", counts.disabled},
+                         {"leaked", counts.leaked}});
+      }
+      entry["calls"] = std::move(calls);
     }
     sites.push_back(std::move(entry));
   }

@@ -1,7 +1,7 @@
 // The C++ rules on code that includes the real <torch/torch.h>: names resolve through
 // LibTorch's own aliases (at::GradMode is c10::GradMode, torch::NoGradGuard is
 // c10::NoGradGuard, ...), and the headers' own guards stay silent.
-// RUN: not %check-file %s %torch-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file %s %torch-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 #include <torch/torch.h>
 
 // CHECK: [[@LINE+3]]:3: GL101 `at::GradMode::set_enabled(false)` disables grad mode and `load_weights` returns with it still disabled; every later `backward()` in this thread computes no gradients

@@ -1,4 +1,4 @@
-// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning
+// RUN: not %check-file %s %cpp-flags 2>&1 | FileCheck %s --implicit-check-not=': GL' --implicit-check-not=warning:
 // GL106 guard-declared-as-function: `T name();` in a function body declares a function (the
 // most vexing parse), so the guard is never made.
 #include <torch/torch.h>

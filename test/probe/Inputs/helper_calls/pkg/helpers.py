@@ -1,0 +1,5 @@
+import torch
+
+
+def freeze():
+    torch.set_grad_enabled(False)
