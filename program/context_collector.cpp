@@ -31,6 +31,15 @@
 
 namespace gradlint::context_detail {
 
+// A size as --show-context says it: "50.0 MiB", "812 KiB", "97 bytes".
+std::string byteCount(uintmax_t bytes) {
+  if (bytes >= (1u << 20)) {
+    return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1u << 20));
+  }
+  if (bytes >= (1u << 10)) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} bytes", bytes);
+}
+
 // The plain imports whose attributes are worth knowing: absolute ones of what the catalogs do
 // not model (installed packages are among them).
 std::vector<std::vector<std::string>> projectAttributesRead(
@@ -337,17 +346,26 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
     lookedAt_.push_back(module.resolved.file.string());
     std::error_code ec;
     const uintmax_t size = fs::file_size(module.resolved.file, ec);
+    const std::string& path = lookedAt_.back();
     if (ec) {
       ++report_.skippedUnreadable;
+      report_.skipped.emplace_back(path, "cannot read: " + ec.message());
       continue;
     }
     if (size > request_.maxModuleBytes) {
       ++report_.skippedTooLarge;
+      report_.skipped.emplace_back(
+          path, fmt::format("{}, over the limit of {} for one module", byteCount(size),
+                            byteCount(request_.maxModuleBytes)));
       continue;
     }
     if (module.resolved.searchKind == SearchPathKind::Installed) {
       if (installedBytes_ + size > request_.maxInstalledBytes) {
         ++report_.skippedOverBudget;
+        report_.skipped.emplace_back(
+            path, fmt::format("{}: the run had read {} of installed code, and reads at most {}",
+                              byteCount(size), byteCount(installedBytes_),
+                              byteCount(request_.maxInstalledBytes)));
         continue;
       }
       installedBytes_ += size;
@@ -367,7 +385,10 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
     }
     std::string error;
     module.stat = statFile(module.resolved.file.string()); // before the read
-    if (!readWholeFile(module.resolved.file.string(), module.text, error)) return;
+    if (!readWholeFile(module.resolved.file.string(), module.text, error)) {
+      module.readError = error;
+      return;
+    }
     module.readable = true;
     module.imports = python::scanImports(module.text);
   });
@@ -379,6 +400,7 @@ void ContextCollector::readAll(const std::vector<size_t>& pending) {
         report_.distributionsRead[module.distribution].grew = true;
     } else {
       ++report_.skippedUnreadable;
+      report_.skipped.emplace_back(module.resolved.file.string(), module.readError);
     }
   }
 }
@@ -544,6 +566,7 @@ std::vector<FileInput> ContextCollector::run() {
   });
   report_.distributions.assign(distributions_.begin(), distributions_.end());
   report_.unresolved.assign(unresolved_.begin(), unresolved_.end());
+  for (auto& problem : resolver_.problems()) report_.skipped.push_back(std::move(problem));
   return inputs;
 }
 
@@ -584,6 +607,7 @@ void ContextCollector::storeSnapshot(const fs::path& file,
   }
   for (const auto& [name, field] : kSnapshotCounts) snapshot.counts[name] = report_.*field;
   snapshot.unresolved = report_.unresolved;
+  snapshot.skipped = report_.skipped;
   snapshot.distributions = report_.distributions;
   snapshot.cachedEntries = cachedEntries_;
   snapshot.installedKey = report_.installedKey;

@@ -199,6 +199,7 @@ struct Module {
   std::string text;
   bool checked = false; // a file the run names (its text is not kept here)
   bool readable = false;
+  std::string readError; // why it could not be read ("cannot read: REASON")
   std::vector<python::ImportStatement> imports;
   Demand demand;           // what has been asked of it
   bool followedAll = false; // every import followed already

@@ -12,7 +12,7 @@ namespace {
 
 // One record per line, fields split by tabs, the path last; the last line says the file is
 // whole. A text format read with no JSON tree: a warm run reads this file and little else.
-constexpr std::string_view kHeader = "gradlint context snapshot 2";
+constexpr std::string_view kHeader = "gradlint context snapshot 3";
 constexpr std::string_view kEnd = "end";
 
 bool writable(std::string_view text) {
@@ -69,6 +69,10 @@ bool writeContextSnapshot(const std::filesystem::path& file, const ContextSnapsh
   for (const auto& [module, why] : snapshot.unresolved) {
     if (!writable(module) || !writable(why)) return false;
     text += fmt::format("unresolved\t{}\t{}\n", module, why);
+  }
+  for (const auto& [path, why] : snapshot.skipped) {
+    if (!writable(path) || !writable(why)) return false;
+    text += fmt::format("skipped\t{}\t{}\n", path, why);
   }
   for (const std::string& label : snapshot.distributions) {
     if (!writable(label)) return false;
@@ -134,6 +138,8 @@ std::optional<ContextSnapshot> readContextSnapshot(const std::filesystem::path& 
       snapshot.counts[std::string(part[1])] = count;
     } else if (kind == "unresolved" && part.size() == 3) {
       snapshot.unresolved.emplace_back(std::string(part[1]), std::string(part[2]));
+    } else if (kind == "skipped" && part.size() == 3) {
+      snapshot.skipped.emplace_back(std::string(part[1]), std::string(part[2]));
     } else if (kind == "distribution" && part.size() == 2) {
       snapshot.distributions.emplace_back(part[1]);
     } else if (kind == "installed" && part.size() == 2) {

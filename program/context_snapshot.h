@@ -38,6 +38,7 @@ struct ContextSnapshot {
   std::vector<Input> inputs; // the context modules, in the collection's order
   std::map<std::string, size_t> counts; // the report's counters, by name
   std::vector<std::pair<std::string, std::string>> unresolved; // (module, why)
+  std::vector<std::pair<std::string, std::string>> skipped;    // (path, why)
   std::vector<std::string> distributions;
   // The distribution cache entries whose summaries the collection used, with the hash of
   // their text (a replay loads them again and checks it).

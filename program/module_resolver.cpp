@@ -3,8 +3,12 @@
 #include "checkers/ir/ascii.h"
 #include "program/read_file.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <string_view>
 #include <unordered_set>
 
@@ -39,9 +43,18 @@ std::string_view compiledModuleName(std::string_view file) {
 }
 
 // What `path` is, links followed (stat(2), as a lookup of that path would).
-FolderIndex::Kind kindAt(const std::string& path) {
+// What `path` is; `problem` gets why an entry that exists cannot be looked at (a symlink loop,
+// no permission), and stays empty for one that is not there.
+FolderIndex::Kind kindAt(const std::string& path, std::string& problem) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return FolderIndex::Kind::None;
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ELOOP) {
+      problem = "a symbolic link loop";
+    } else if (errno != ENOENT && errno != ENOTDIR) {
+      problem = fmt::format("not readable ({})", std::strerror(errno));
+    }
+    return FolderIndex::Kind::None;
+  }
   if (S_ISREG(info.st_mode)) return FolderIndex::Kind::File;
   if (S_ISDIR(info.st_mode)) return FolderIndex::Kind::Folder;
   return FolderIndex::Kind::Other;
@@ -184,8 +197,10 @@ FolderIndex::Kind FolderIndex::kindOf(const std::string& folder, const std::stri
   }
   if (!found->second.resolved) {
     entriesLookedAt_.push_back(join(folder, name));
-    found->second.kind = kindAt(entriesLookedAt_.back());
+    std::string problem;
+    found->second.kind = kindAt(entriesLookedAt_.back(), problem);
     found->second.resolved = true;
+    if (!problem.empty()) problems_.emplace_back(entriesLookedAt_.back(), std::move(problem));
   }
   return found->second.kind;
 }
@@ -197,6 +212,12 @@ const std::unordered_set<std::string>& FolderIndex::compiledModules(const std::s
 void FolderIndex::pathsLookedAt(std::vector<std::string>& out) const {
   for (const auto& [folder, listing] : folders_) out.push_back(folder);
   out.insert(out.end(), entriesLookedAt_.begin(), entriesLookedAt_.end());
+}
+
+std::vector<std::pair<std::string, std::string>> ModuleResolver::problems() const {
+  std::vector<std::pair<std::string, std::string>> all = folders_.problems();
+  all.insert(all.end(), metadataProblems_.begin(), metadataProblems_.end());
+  return all;
 }
 
 void ModuleResolver::pathsLookedAt(std::vector<std::string>& out) const {
@@ -217,6 +238,13 @@ std::optional<ResolvedModule> ModuleResolver::resolve(const std::string& dotted,
            : searchPaths_.empty()
                ? "no search path (no project root and no Python environment)"
                : "not found in the project or the environment's search path";
+    // An entry of that name that could not be looked at says more.
+    for (const auto& [path, problem] : folders_.problems()) {
+      if (fs::path(path).stem().string() == top) {
+        *why = fmt::format("{} is {}", path, problem);
+        break;
+      }
+    }
   }
   return it->second;
 }
@@ -308,12 +336,20 @@ const Distribution* ModuleResolver::distributionOf(size_t index, const std::stri
       std::string error;
       // distutils (Debian's python3-* packages among them) writes `name.egg-info` as a file:
       // the PKG-INFO itself.
+      int readErrno = 0;
       auto read = [&](const fs::path& file) {
         metadataLookedAt_.push_back(file.string());
-        return readWholeFile(metadataLookedAt_.back(), text, error);
+        if (readWholeFile(metadataLookedAt_.back(), text, error)) return true;
+        readErrno = errno;
+        return false;
       };
       if (!read(metadata / "METADATA") && !read(metadata / "PKG-INFO") &&
           !(metadata.extension() == ".egg-info" && read(metadata))) {
+        // Metadata that is there but cannot be read leaves its modules without a distribution.
+        if (readErrno != ENOENT && readErrno != ENOTDIR && readErrno != EISDIR) {
+          metadataProblems_.emplace_back(
+              metadata.string(), fmt::format("{}: its modules count as of no distribution", error));
+        }
         continue;
       }
       auto distribution = std::make_shared<Distribution>();

@@ -66,6 +66,10 @@ public:
   // the entries looked at one by one (links, names in a folder that could not be listed).
   void pathsLookedAt(std::vector<std::string>& out) const;
 
+  // The entries that exist but could not be looked at (a symlink loop, no permission): (path,
+  // why), in the order met. An import of one is unresolved; --show-context says why.
+  const std::vector<std::pair<std::string, std::string>>& problems() const { return problems_; }
+
 private:
   struct Listing {
     bool listed = false; // false: opendir failed; entries fill as names are asked about
@@ -82,6 +86,7 @@ private:
 
   std::unordered_map<std::string, Listing> folders_;
   std::vector<std::string> entriesLookedAt_;
+  std::vector<std::pair<std::string, std::string>> problems_;
 };
 
 class ModuleResolver {
@@ -114,6 +119,10 @@ public:
   // unchanged (program/context_snapshot.h).
   void pathsLookedAt(std::vector<std::string>& out) const;
 
+  // What could not be looked at, and why (path, why): entries of the search folders
+  // (FolderIndex::problems) and distribution metadata that could not be read.
+  std::vector<std::pair<std::string, std::string>> problems() const;
+
 private:
   std::optional<ResolvedModule> find(const std::string& dotted);
 
@@ -123,6 +132,7 @@ private:
   // Per search path: top-level module name -> distribution (read on first use).
   std::unordered_map<size_t, std::map<std::string, std::shared_ptr<Distribution>>> distributions_;
   std::vector<std::string> metadataLookedAt_; // the folders and files distributionOf read
+  std::vector<std::pair<std::string, std::string>> metadataProblems_;
   // Every installed distribution by normalised name (the first search path's wins), made on the
   // first mayReachTorch; and its answers.
   std::unordered_map<std::string, const Distribution*> byName_;

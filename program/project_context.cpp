@@ -103,6 +103,7 @@ std::optional<std::vector<FileInput>> replaySnapshot(const ContextSnapshot& snap
     replayed.*field = found->second;
   }
   replayed.unresolved = snapshot.unresolved;
+  replayed.skipped = snapshot.skipped;
   replayed.distributions = snapshot.distributions;
   replayed.installedKey = snapshot.installedKey;
   replayed.fromSnapshot = true;

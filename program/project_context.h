@@ -80,6 +80,9 @@ struct ContextReport {
   std::vector<std::string> distributions; // "name version", sorted
   size_t stubOnly = 0, compiled = 0, namespaces = 0, stdlib = 0, modelled = 0;
   size_t skippedTooLarge = 0, skippedUnreadable = 0, skippedOverBudget = 0;
+  // What was not read, and why: (path, why), in the order met (the modules counted above, and
+  // metadata or entries of installed folders that could not be looked at).
+  std::vector<std::pair<std::string, std::string>> skipped;
   // Imports that resolve nowhere: (module, why), sorted, one per module.
   std::vector<std::pair<std::string, std::string>> unresolved;
   // The distribution cache: modules whose summaries came from it (not read), the summaries

@@ -89,19 +89,24 @@ struct PathList {
   std::vector<SearchPath> paths;
   std::unordered_set<std::string> seen;
 
-  void add(const fs::path& folder, SearchPathKind kind) {
+  // Whether `folder` was added: it is a folder not in the list yet.
+  bool add(const fs::path& folder, SearchPathKind kind) {
     std::error_code ec;
     fs::path normal = fs::absolute(folder, ec).lexically_normal();
-    if (!isFolder(normal)) return;
     std::string key = normal.string();
     while (key.size() > 1 && key.back() == '/') key.pop_back();
-    if (!seen.insert(key).second) return;
+    if (seen.contains(key) || !isFolder(normal)) return false;
+    seen.insert(key);
     paths.push_back({fs::path(key), kind});
+    return true;
   }
 };
 
-// The folders a .pth file's path lines add (`import` lines run code: never followed).
-void addPthFolders(const fs::path& site, PathList& list) {
+// The folders a .pth file's path lines add (`import` lines run code: never followed), up to
+// kMaxPthFolders in all (`added` counts them over every installed folder); the lines beyond
+// the limit are counted into `skipped`, per file.
+void addPthFolders(const fs::path& site, PathList& list, size_t& added,
+                   std::vector<std::string>& skipped) {
   // Every run lists each installed folder (dist-packages holds hundreds of entries): readdir,
   // not a path object per entry.
   std::vector<std::string> files;
@@ -116,15 +121,28 @@ void addPthFolders(const fs::path& site, PathList& list) {
   for (const std::string& file : files) {
     std::string text;
     std::string error;
-    if (!readWholeFile(file, text, error)) continue;
+    if (!readWholeFile(file, text, error)) {
+      skipped.push_back(fmt::format("{}: {}", file, error));
+      continue;
+    }
+    size_t beyond = 0;
     for (std::string_view raw : Lines(text)) {
       const std::string line = trim(raw);
       if (line.empty() || line[0] == '#' || line.starts_with("import ") ||
           line.starts_with("import\t")) {
         continue;
       }
+      if (added >= kMaxPthFolders) {
+        ++beyond;
+        continue;
+      }
       const fs::path folder = fs::path(line).is_absolute() ? fs::path(line) : site / line;
-      list.add(folder, SearchPathKind::Installed);
+      if (list.add(folder, SearchPathKind::Installed)) ++added;
+    }
+    if (beyond > 0) {
+      skipped.push_back(fmt::format("{}: {} path lines not added: .pth files may add at most {} "
+                                    "folders to the search path",
+                                    file, beyond, kMaxPthFolders));
     }
   }
 }
@@ -214,9 +232,12 @@ PythonEnvironment describePrefix(const fs::path& prefix, std::string version, st
   }
   // .pth path lines of each installed folder, right after it (as site.addsitedir appends them).
   PathList withPth;
+  size_t pthFolders = 0;
   for (const SearchPath& path : list.paths) {
     withPth.add(path.folder, path.kind);
-    if (path.kind == SearchPathKind::Installed) addPthFolders(path.folder, withPth);
+    if (path.kind == SearchPathKind::Installed) {
+      addPthFolders(path.folder, withPth, pthFolders, environment.skipped);
+    }
   }
   environment.searchPaths = std::move(withPth.paths);
   return environment;

@@ -28,7 +28,15 @@ struct PythonEnvironment {
   std::string foundBy;          // "--python", "VIRTUAL_ENV", ".venv at the project root", ...
   std::string version;          // "3.11" when known
   std::vector<SearchPath> searchPaths; // stdlib first, then the installed folders in order
+  // What the search path leaves out and why (--show-context prints them): .pth path lines
+  // beyond kMaxPthFolders.
+  std::vector<std::string> skipped;
 };
+
+// The most folders the .pth files of an environment may add to its search path. Each one costs
+// a listing per unresolved import, and a real environment has a few (one per editable install);
+// a .pth file of thousands of lines would make every run pay for them.
+inline constexpr size_t kMaxPthFolders = 256;
 
 struct EnvironmentRequest {
   std::string python; // --python or the config key `python`; empty: look for one

@@ -210,6 +210,20 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
                      report.stdlib, report.modelled, report.stubOnly, report.compiled,
                      report.namespaces, report.skippedTooLarge, report.skippedUnreadable,
                      report.skippedOverBudget);
+  // What was left out, each with its reason; a hostile environment could make thousands.
+  constexpr size_t kShown = 20;
+  std::vector<std::pair<std::string, std::string>> skipped;
+  if (report.environment) {
+    for (const std::string& line : report.environment->skipped) skipped.emplace_back(line, "");
+  }
+  skipped.insert(skipped.end(), report.skipped.begin(), report.skipped.end());
+  for (size_t at = 0; at < skipped.size() && at < kShown; ++at) {
+    const auto& [what, why] = skipped[at];
+    out << fmt::format("gradlint: context: skipped {}{}{}\n", what, why.empty() ? "" : ": ", why);
+  }
+  if (skipped.size() > kShown) {
+    out << fmt::format("gradlint: context: skipped {} more\n", skipped.size() - kShown);
+  }
   for (const auto& [module, why] : report.unresolved) {
     out << fmt::format("gradlint: context: unresolved import `{}`: {}\n", module, why);
   }
