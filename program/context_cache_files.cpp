@@ -168,10 +168,17 @@ void storeImportMemo(const fs::path& cacheDir, const ImportMemo& memo) {
                      file.stat.device, file.takenNs,     std::move(imports), file.contentKey,
                      file.attributesRead};
     }
+    std::string text;
+    try {
+      text = nlohmann::json{{"format", kImportMemoFormat}, {"files", std::move(files)}}.dump();
+    } catch (const nlohmann::json::exception&) {
+      // A path or an import that is not UTF-8 (a Latin-1 file's `import caf\xe9`) cannot be
+      // written as JSON: the bucket is not stored, and the run is as correct, only slower next
+      // time (like the result cache's entries).
+      continue;
+    }
     std::string error;
-    replaceFile(importMemoPath(cacheDir, index),
-                nlohmann::json{{"format", kImportMemoFormat}, {"files", std::move(files)}}.dump(),
-                error);
+    replaceFile(importMemoPath(cacheDir, index), text, error);
   }
 }
 

@@ -25,6 +25,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
+// AddressSanitizer's leak checking must see a clean exit: GCC says it is on with
+// __SANITIZE_ADDRESS__, Clang only through __has_feature (Clang 19 defines no macro).
+#if defined(__SANITIZE_ADDRESS__)
+#define GRADLINT_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRADLINT_UNDER_ASAN 1
+#endif
+#endif
+#ifndef GRADLINT_UNDER_ASAN
+#define GRADLINT_UNDER_ASAN 0
+#endif
+
 namespace gradlint {
 namespace {
 
@@ -743,7 +756,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {
     return a.source->path() < b.source->path();
   });
-#if defined(__SANITIZE_ADDRESS__)
+#if GRADLINT_UNDER_ASAN
   const bool releaseMemory = true; // leak checking must see a clean exit
 #else
   const bool releaseMemory = options.releaseMemory;

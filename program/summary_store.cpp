@@ -2,9 +2,14 @@
 
 #include "checkers/ir/json_error.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
 
 namespace gradlint {
 namespace {
@@ -19,12 +24,52 @@ ordered_json rangeToJson(const ir::SourceRange& range) {
           {"end", {range.endLine, range.endColumn}}};
 }
 
+// A value of the file that is JSON but not what the format allows.
+class FormatError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// A whole number from 0 to T's largest. nlohmann's get<T>() converts any number with a plain
+// cast: a float outside T's range (`1e300`) is undefined behaviour, a negative integer wraps.
+template <typename T>
+T wholeNumber(const ordered_json& value, std::string_view what) {
+  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<T>::max());
+  if (value.is_number_unsigned() && value.get<uint64_t>() <= kMax) {
+    return static_cast<T>(value.get<uint64_t>());
+  }
+  if (value.is_number_integer() && value.get<int64_t>() >= 0 &&
+      static_cast<uint64_t>(value.get<int64_t>()) <= kMax) {
+    return static_cast<T>(value.get<int64_t>());
+  }
+  throw FormatError(
+      fmt::format("{} is {}, not a whole number from 0 to {}", what, value.dump(), kMax));
+}
+
+// `key`'s list of whole numbers (argument positions); empty when the key is absent.
+std::vector<int> wholeNumbers(const ordered_json& item, const char* key) {
+  std::vector<int> numbers;
+  const auto list = item.find(key);
+  if (list == item.end()) return numbers;
+  if (!list->is_array()) {
+    throw FormatError(fmt::format("`{}` is {}, not a list", key, list->dump()));
+  }
+  for (const ordered_json& value : *list) {
+    numbers.push_back(wholeNumber<int>(value, fmt::format("an element of `{}`", key)));
+  }
+  return numbers;
+}
+
 ir::SourceRange rangeFromJson(const ordered_json& value) {
+  auto at = [&](const char* end, size_t index) {
+    return wholeNumber<uint32_t>(value.at(end).at(index),
+                                 fmt::format("`toggle.range.{}[{}]`", end, index));
+  };
   ir::SourceRange range;
-  range.startLine = value.at("start").at(0).get<uint32_t>();
-  range.startColumn = value.at("start").at(1).get<uint32_t>();
-  range.endLine = value.at("end").at(0).get<uint32_t>();
-  range.endColumn = value.at("end").at(1).get<uint32_t>();
+  range.startLine = at("start", 0);
+  range.startColumn = at("start", 1);
+  range.endLine = at("end", 0);
+  range.endColumn = at("end", 1);
   // No byte offsets (a consumer that needs them maps lines and columns in the file itself).
   return range;
 }
@@ -100,12 +145,12 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       summary.mayLeaveDisabled = item.value("leaves_disabled", false);
       summary.mayLeaveInherited = !item.value("never_returns_caller_mode", false);
       summary.returnsSavedMode = item.value("returns_saved_mode", false);
-      summary.restoresArgs = item.value("restores_args", std::vector<int>{});
+      summary.restoresArgs = wholeNumbers(item, "restores_args");
       summary.resetsGradients = item.value("resets_gradients", false);
       summary.restoresOuterMode = item.value("restores_outer_mode", false);
       summary.contextClass = item.value("context_class", false);
       summary.exitKeepsMode = item.value("exit_keeps_mode", false);
-      summary.offloadsArgs = item.value("offloads_args", std::vector<int>{});
+      summary.offloadsArgs = wholeNumbers(item, "offloads_args");
       summary.offloadsParams = item.value("offloads_params", std::vector<std::string>{});
       if (summary.offloadsParams.size() != summary.offloadsArgs.size()) {
         error = "`offloads_params` and `offloads_args` differ in length";
@@ -121,6 +166,9 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
     }
   } catch (const nlohmann::json::exception& e) {
     error = "malformed summary file: " + jsonErrorText(e.what());
+    return false;
+  } catch (const FormatError& e) {
+    error = std::string("malformed summary file: ") + e.what();
     return false;
   }
   return true;

@@ -202,12 +202,16 @@ public:
       skipSpace();
     } while (depth > 0 && at < text_.size());
   }
-  // Inside an object, at a key: returns the key (raw, quoted) and moves past the colon.
-  std::string_view key() {
-    const std::string_view name = string();
+  // Inside an object, at a key: returns the key (decoded: `"sour\u0063e"` is "source", as the
+  // parser reads it) and moves past the colon.
+  std::string key() {
+    const std::string_view raw = string();
     consume(':');
     skipSpace();
-    return name;
+    if (raw.find('\\') == std::string_view::npos) {
+      return std::string(raw.substr(1, raw.size() >= 2 ? raw.size() - 2 : 0));
+    }
+    return json::parse(raw).get<std::string>();
   }
 
 private:
@@ -215,24 +219,30 @@ private:
 };
 
 // The byte ranges of each cell's "source" value, found by scanning the file itself (the parser
-// keeps no positions). False when the layout is not the one the parser saw.
+// keeps no positions). False when the layout is not the one the parser saw. A key written twice
+// is read as the parser reads it: its last value counts (of "cells" and of a cell's "source").
 bool locateSources(std::string_view text, size_t cellCount, std::vector<NotebookCell>& located) {
   JsonScanner scan(text);
   if (!scan.consume('{')) return false;
+  bool found = false;
   while (scan.peek() == '"') {
-    const std::string_view key = scan.key();
-    if (key != "\"cells\"") {
+    const std::string key = scan.key();
+    if (key != "cells") {
       scan.skipValue();
       scan.consume(',');
       continue;
     }
     if (!scan.consume('[')) return false;
+    found = true;
+    located.clear();
     while (scan.peek() == '{') {
       scan.consume('{');
       NotebookCell cell;
       while (scan.peek() == '"') {
-        const std::string_view cellKey = scan.key();
-        if (cellKey == "\"source\"") {
+        const std::string cellKey = scan.key();
+        if (cellKey == "source") {
+          cell.elementStarts.clear();
+          cell.valueIsArray = true;
           cell.valueStart = static_cast<uint32_t>(scan.at);
           if (scan.peek() == '[') {
             scan.consume('[');
@@ -264,9 +274,10 @@ bool locateSources(std::string_view text, size_t cellCount, std::vector<Notebook
       scan.consume(',');
       located.push_back(std::move(cell));
     }
-    return scan.consume(']') && located.size() == cellCount;
+    if (!scan.consume(']')) return false;
+    scan.consume(',');
   }
-  return false;
+  return found && located.size() == cellCount;
 }
 
 // The cell's new "source" value, written as nbformat writes it: an array of lines, each keeping

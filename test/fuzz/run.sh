@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target for SECONDS (libFuzzer's -max_total_time) and fails on the first
 # crash, hang, leak or sanitizer report. The corpus starts from the lit tests' inputs (every
-# test/**/*.py and *.toml) plus the hand-written seeds and the regression inputs in this folder
-# (earlier crashes, replayed first on every run).
+# test/**/*.py and *.toml, every test/**/*.ipynb) plus the seeds in seeds/TARGET (hand-written,
+# or made by our own tools: summary files from `gradlint summarize`, file-tree archives from
+# make_environment_seeds.py) and the regression inputs in regressions/TARGET (earlier crashes,
+# replayed first on every run).
 #   test/fuzz/run.sh SECONDS [BUILD_DIR]          (BUILD_DIR: build-fuzz, the `fuzz` preset)
 # GRADLINT_FUZZ_WORK=DIR keeps the grown corpus and any crash files there (default: a new
 # temporary folder, printed at the end); GRADLINT_FUZZ_ARGS adds libFuzzer flags (-jobs=N ...).
@@ -26,10 +28,14 @@ seed_corpus() { # TARGET PATTERN...
 }
 seed_corpus fuzz_python_check \( -name '*.py' -o -name '*.pyi' \)
 seed_corpus fuzz_config -name '*.toml'
-mkdir -p "$work/corpus/fuzz_lsp_server" # seeds: test/fuzz/seeds/fuzz_lsp_server
+seed_corpus fuzz_notebook -name '*.ipynb'
+# Seeds only in test/fuzz/seeds/TARGET:
+mkdir -p "$work/corpus/fuzz_lsp_server" "$work/corpus/fuzz_environment" \
+  "$work/corpus/fuzz_summary_file"
 
 status=0
-for target in fuzz_python_check fuzz_config fuzz_lsp_server; do
+for target in fuzz_python_check fuzz_config fuzz_lsp_server fuzz_notebook fuzz_environment \
+  fuzz_summary_file; do
   mkdir -p "$work/artifacts/$target" "$fuzz_dir/regressions/$target"
   echo "== $target: ${seconds}s"
   # New inputs go to the first folder (the work corpus); the others are read-only.
