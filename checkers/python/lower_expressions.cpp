@@ -824,6 +824,9 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     }
     return true;
   }
+  case catalog::OffloadFunction::RemoveAllHooks:
+    emitObjectEvent(EventKind::ResetPlacement, firstText, call, spelled);
+    return true;
   case catalog::OffloadFunction::None: break;
   }
   // An optimizer over X's parameters trains X.

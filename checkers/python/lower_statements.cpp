@@ -460,6 +460,9 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
                  isFreshCopy(value, source_, callee) || newOptimizer);
       if (kindOf(value) == Kind::identifier || kindOf(value) == Kind::attribute) {
         fn_.nodes[current_].event.aliasOf = std::string(text(value, source_));
+      } else if (std::string moved = movedObject(value, source_); !moved.empty()) {
+        // `unet = pipe.unet.to("cuda")` is `pipe.unet`, hooks and all.
+        fn_.nodes[current_].event.aliasOf = std::move(moved);
       }
       fn_.nodes[current_].event.viewOf = viewSource(value, source_);
       if (text(value, source_).find("parameters(") != std::string_view::npos) {

@@ -107,6 +107,11 @@ bool isMainGuard(TSNode condition, std::string_view source);
 // (`copy.deepcopy(unet)`), a fresh load, a literal.
 std::string componentObject(TSNode value, std::string_view source);
 
+// The object a chain of module moves returns (`pipe.unet.to("cuda")`, `model.cuda().half()`):
+// `.to()` and its kind return their receiver, the same module with the same hooks. Empty when
+// `value` is no such chain on a name or attribute.
+std::string movedObject(TSNode value, std::string_view source);
+
 class ModuleLowering;
 
 TSNode firstPositionalArgument(TSNode call);
