@@ -227,6 +227,7 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
   }
   EnvironmentRequest environment;
   environment.projectRoot = request.projectRoot;
+  environment.checkedPaths.assign(settings.paths.begin(), settings.paths.end());
   if (!settings.python.empty()) {
     environment.python = settings.python;
   } else if (config->python) {

@@ -375,6 +375,76 @@ std::optional<fs::path> python3OnPath(const fs::path& projectRoot, std::string& 
   return std::nullopt;
 }
 
+// `path` absolute and normal, without a trailing separator (`/a/b/.` is `/a/b`).
+fs::path normalFolder(const fs::path& path, const fs::path& working) {
+  fs::path normal = (path.is_absolute() ? path : working / path).lexically_normal();
+  if (!normal.has_filename() && normal != normal.root_path()) normal = normal.parent_path();
+  return normal;
+}
+
+// The `.venv` (else `venv`) with a pyvenv.cfg directly in `folder`; empty when there is none.
+fs::path virtualEnvironmentIn(const fs::path& folder) {
+  for (const char* name : {".venv", "venv"}) {
+    if (isFile(folder / name / "pyvenv.cfg")) return folder / name;
+  }
+  return {};
+}
+
+// The virtual environment beside the code, as uv and Poetry find one: the `.venv` or `venv` in
+// the folder of a checked path or the nearest folder above it (the paths in the order named),
+// then the same from the working folder, then at the project root. A nested project inside an
+// enclosing repository (whose `.git` is the project root) keeps its own environment. Each
+// folder is looked at once, however many checked paths share it.
+std::optional<PythonEnvironment> nearestVirtualEnvironment(const EnvironmentRequest& request) {
+  std::error_code ec;
+  const fs::path working =
+      request.workingFolder.empty() ? fs::current_path(ec) : request.workingFolder;
+  const fs::path root =
+      request.projectRoot.empty() ? fs::path() : normalFolder(request.projectRoot, working);
+  std::unordered_set<std::string> looked;
+  auto found = [&](const fs::path& prefix, const std::string& from) {
+    const fs::path folder = prefix.parent_path();
+    std::string why = fmt::format("`{}` nearest to {}", prefix.filename().string(), from);
+    if (!root.empty() && folder == root) {
+      why += " (at the project root)";
+    } else if (!root.empty()) {
+      // Say which environment this one was taken over.
+      const fs::path atRoot = virtualEnvironmentIn(root);
+      if (!atRoot.empty()) {
+        why += fmt::format(", nearer than `{}` at the project root", atRoot.string());
+      }
+    }
+    return describePrefix(prefix, {}, std::move(why));
+  };
+  auto walk = [&](fs::path at, const std::string& from) -> std::optional<PythonEnvironment> {
+    at = normalFolder(at, working);
+    if (!isFolder(at)) at = at.parent_path();
+    while (!at.empty()) {
+      if (!looked.insert(at.string()).second) return std::nullopt; // seen: none above
+      if (const fs::path prefix = virtualEnvironmentIn(at); !prefix.empty()) {
+        return found(prefix, from);
+      }
+      if (at == at.parent_path()) break;
+      at = at.parent_path();
+    }
+    return std::nullopt;
+  };
+  for (const fs::path& path : request.checkedPaths) {
+    if (path.empty() || path == "-") continue;
+    if (auto environment = walk(path, fmt::format("the checked path `{}`", path.string()))) {
+      return environment;
+    }
+  }
+  if (auto environment = walk(working, "the working folder")) return environment;
+  if (!root.empty()) {
+    if (const fs::path prefix = virtualEnvironmentIn(root); !prefix.empty()) {
+      return describePrefix(prefix, {},
+                            fmt::format("`{}` at the project root", prefix.filename().string()));
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<PythonEnvironment> findPythonEnvironment(const EnvironmentRequest& request) {
@@ -386,13 +456,8 @@ std::optional<PythonEnvironment> findPythonEnvironment(const EnvironmentRequest&
     if (value == nullptr || *value == '\0' || !isFolder(value) || !looksLikePrefix(value)) continue;
     return describePrefix(value, {}, variable);
   }
-  if (!request.projectRoot.empty()) {
-    for (const char* folder : {".venv", "venv"}) {
-      const fs::path prefix = request.projectRoot / folder;
-      if (isFile(prefix / "pyvenv.cfg")) {
-        return describePrefix(prefix, {}, fmt::format("{} at the project root", folder));
-      }
-    }
+  if (std::optional<PythonEnvironment> nearest = nearestVirtualEnvironment(request)) {
+    return nearest;
   }
   std::string foundBy;
   if (const std::optional<fs::path> python = python3OnPath(request.projectRoot, foundBy)) {

@@ -1,7 +1,8 @@
 // The Python environment whose installed packages a check reads (docs/context.md): found from
-// --python, VIRTUAL_ENV, CONDA_PREFIX, a .venv or venv folder at the project root, or the
-// python3 on PATH, and its module search path worked out from files alone (pyvenv.cfg, the
-// site-packages folders, .pth path lines) without running any interpreter.
+// --python, VIRTUAL_ENV, CONDA_PREFIX, the .venv or venv folder nearest to the checked paths
+// (then to the working folder, then at the project root), or the python3 on PATH, and its
+// module search path worked out from files alone (pyvenv.cfg, the site-packages folders, .pth
+// path lines) without running any interpreter.
 #pragma once
 
 #include <filesystem>
@@ -25,7 +26,7 @@ struct SearchPath {
 
 struct PythonEnvironment {
   std::filesystem::path prefix; // the environment's folder (sys.prefix)
-  std::string foundBy;          // "--python", "VIRTUAL_ENV", ".venv at the project root", ...
+  std::string foundBy; // "--python", "VIRTUAL_ENV", "`.venv` nearest to the checked path ..."
   std::string version;          // "3.11" when known
   std::vector<SearchPath> searchPaths; // stdlib first, then the installed folders in order
   // What the search path leaves out and why (--show-context prints them): .pth path lines
@@ -42,6 +43,11 @@ struct EnvironmentRequest {
   std::string python; // --python or the config key `python`; empty: look for one
   std::string pythonFrom = "--python"; // what to name in errors
   std::filesystem::path projectRoot;
+  // Where a .venv or venv is looked for, each from its folder upward, nearest first: the
+  // checked paths in the order named (files or folders), then the working folder. Relative
+  // paths are relative to the working folder.
+  std::vector<std::filesystem::path> checkedPaths;
+  std::filesystem::path workingFolder; // empty: the process's
 };
 
 // The environment, or nullopt when none was asked for and none was found. Throws

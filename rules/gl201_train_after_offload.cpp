@@ -33,9 +33,9 @@ public:
           found.object.origin, describeOffloadedObject(found), found.object.how,
           describeTraining(fn, found.training),
           found.nextIteration ? ", on the loop's next pass" : "",
-          found.object.movedAfter ? fmt::format("; `{}.to(...)` does not remove the hooks",
-                                                found.object.origin)
-                                  : std::string());
+          found.object.movedAfter
+              ? fmt::format("; `{}` does not remove the hooks", found.object.movedText)
+              : std::string());
       diagnostic.help = "offload only for inference; to train, remove the hooks first "
                         "(`pipe.remove_all_hooks()` in diffusers, "
                         "`remove_hook_from_module(model, recurse=True)` in accelerate), then "

@@ -60,6 +60,22 @@ const ir::FunctionIR* exitThatKeepsEnterMode(RuleContext& context, const ir::Fun
   return ir::exitKeepsEnterMode(*exit, context.summaries()) ? exit : nullptr;
 }
 
+bool initIsEnterHalf(RuleContext& context, const ir::FunctionIR& init) {
+  if (init.name != "__init__" || init.className.empty() || init.qualifiedName.empty()) {
+    return false;
+  }
+  const std::string prefix =
+      init.qualifiedName.substr(0, init.qualifiedName.size() - init.name.size());
+  for (const ir::FunctionIR& unit : context.module().units) {
+    if (unit.kind != ir::UnitKind::Function || unit.entry == ir::kNoNode ||
+        (unit.qualifiedName != prefix + "__exit__" && unit.qualifiedName != prefix + "__aexit__")) {
+      continue;
+    }
+    return !ir::exitKeepsEnterMode(unit, context.summaries());
+  }
+  return false; // no `__exit__` of its own: not a context manager we can see
+}
+
 bool isClassWithEvent(const ir::Event& event) {
   return (event.kind == EventKind::EnterGuard || event.kind == EventKind::ExitGuard) &&
          event.guard == ir::GuardKind::Other && !event.callee.empty();
@@ -115,6 +131,11 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
       exitThatKeepsEnterMode(context, fn) == nullptr) {
     return {};
   }
+  // So is an `__init__` that switches the mode for its class's `__exit__` to restore (the
+  // pattern of `torch.set_grad_enabled`): correct in a `with`. Where the instance is used
+  // otherwise (a decorator whose `__call__` does not put the mode back, a bare `Cls()`), the
+  // use is the leak, and is reported there (the class's summary is its `__init__`'s).
+  if (initIsEnterHalf(context, fn)) return {};
   const ir::GradStateReport& report = context.gradState(unitIndex);
   const ir::FunctionSummary* summary =
       fn.qualifiedName.empty() ? nullptr : context.summaries().find(fn.qualifiedName);

@@ -19,6 +19,10 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex);
 // defined in this module (inherited).
 const ir::FunctionIR* exitThatKeepsEnterMode(RuleContext& context, const ir::FunctionIR& enter);
 
+// An `__init__` whose class defines (in this module) an `__exit__` or `__aexit__` that may
+// restore the mode: `__init__` switches it for that exit, as `torch.set_grad_enabled` does.
+bool initIsEnterHalf(RuleContext& context, const ir::FunctionIR& init);
+
 // The start or end of `with C(...):` over a class (not a grad-mode API): what its `__enter__` or
 // `__exit__` does.
 bool isClassWithEvent(const ir::Event& event);

@@ -179,7 +179,8 @@ void printContext(bool contextRead, const ContextReport& report, std::ostream& o
     }
   } else {
     out << "gradlint: context: environment: none found (no --python, VIRTUAL_ENV, "
-           "CONDA_PREFIX, .venv or venv at the project root, or python3 on PATH)\n";
+           "CONDA_PREFIX, .venv or venv at or above the checked paths, the working folder or "
+           "the project root, or python3 on PATH)\n";
   }
   if (report.fromSnapshot) {
     out << fmt::format("gradlint: context: {} project modules and {} installed modules ({} "

@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
   checkCommand->add_option("--python", check.python,
                            "The Python environment whose installed packages are context: an "
                            "environment folder or an interpreter (default: VIRTUAL_ENV, "
-                           "CONDA_PREFIX, .venv or venv at the project root, python3 on PATH)");
+                           "CONDA_PREFIX, the .venv or venv nearest to the checked paths, "
+                           "python3 on PATH)");
   checkCommand->add_flag("--no-context", check.noContext,
                          "Read only the named files: no project context, no installed packages");
   checkCommand->add_flag("--show-context", check.showContext,

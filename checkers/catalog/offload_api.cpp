@@ -59,6 +59,7 @@ constexpr std::array kOffloadFunctions = {
     std::pair{std::string_view("dispatch_model"), OffloadFunction::DispatchModel},
     std::pair{std::string_view("load_checkpoint_and_dispatch"), OffloadFunction::LoadAndDispatch},
     std::pair{std::string_view("remove_hook_from_module"), OffloadFunction::RemoveHooks},
+    std::pair{std::string_view("remove_hook_from_submodules"), OffloadFunction::RemoveAllHooks},
 };
 
 constexpr std::array<std::string_view, 2> kOffloadPackages = {"accelerate.", "diffusers."};

@@ -23,6 +23,7 @@ enum class OffloadFunction : uint8_t {
   DispatchModel,    // dispatch_model(X, device_map=M): offloads when M puts weights on cpu/disk
   LoadAndDispatch,  // load_checkpoint_and_dispatch(X, ..., device_map=M, offload_folder=...)
   RemoveHooks,      // remove_hook_from_module(X, recurse=True)
+  RemoveAllHooks,   // remove_hook_from_submodules(X): X's hooks and those of every submodule
 };
 
 // Classifies a resolved qualified name (`accelerate.cpu_offload`).

@@ -63,6 +63,7 @@ public:
       if (object.movedAfter && !it->movedAfter) {
         it->movedAfter = true;
         it->moved = object.moved;
+        it->movedText = object.movedText;
         changed = true;
       }
       if (it->argument < 0 && object.argument >= 0) {
@@ -122,11 +123,16 @@ public:
     case EventKind::MoveTo: {
       if (in.offloaded.empty()) return in;
       PlacementFact out = in;
+      // `pipe.unet.to("cuda")` moves the weights of what it names; every hook stays.
+      const std::string movedText =
+          fmt::format("{}.{}(...)", event.var,
+                      std::string_view(event.callee).substr(0, event.callee.find('(')));
       for (const std::string& target : withComponents(in, aliases_.resolve(event.var))) {
         for (OffloadedObject& object : out.offloaded) {
           if (relatedPaths(object.path, target) && !object.movedAfter) {
             object.movedAfter = true;
             object.moved = event.range;
+            object.movedText = movedText;
           }
         }
       }

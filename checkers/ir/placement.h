@@ -27,6 +27,7 @@ struct OffloadedObject {
   bool deviceMap = false;  // by a device_map load (what reset_device_map() undoes)
   bool movedAfter = false; // `.to(device)` since, which leaves the hooks in place
   SourceRange moved;
+  std::string movedText; // what was moved, as `pipe.unet.to(...)`
   int argument = -1; // the parameter the object was (maybe) bound to when it was offloaded
 };
 

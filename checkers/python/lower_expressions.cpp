@@ -726,30 +726,119 @@ void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
   if (!event.components.empty()) emit(event);
 }
 
-void UnitLowerer::lowerDeviceMapCheck(TSNode expression) {
-  if (isNull(expression) || text(expression, source_).find("hf_device_map") == std::string::npos) {
-    return;
-  }
+UnitLowerer::DeviceMapCheck UnitLowerer::deviceMapCheck(TSNode expression) const {
+  DeviceMapCheck check;
+  if (isNull(expression)) return check;
+  const bool readsMap = text(expression, source_).find("hf_device_map") != std::string::npos;
+  if (!readsMap && deviceMapFlags_.empty() && deviceMapEntries_.empty()) return check;
   const Fields& f = fields();
-  std::vector<std::string> checked;
+  std::vector<std::string> mapObjects;
   bool namesOffloadDevice = false;
-  walkPreorder(expression, [&](TSNode node) {
-    if (kindOf(node) == Kind::attribute &&
-        text(field(node, f.attribute), source_) == "hf_device_map") {
-      checked.emplace_back(text(unparenthesize(field(node, f.object)), source_));
+  // Each "cpu"/"disk" string and each flag says, through the `not`s and negated comparisons
+  // above it, which outcome of the test means offloaded.
+  bool offloadedWhenTrue = false;
+  bool onDeviceWhenTrue = false;
+  auto polarity = [&](const std::vector<TSNode>& ancestors, bool start) {
+    bool offloaded = start;
+    for (TSNode ancestor : ancestors) {
+      if (kindOf(ancestor) == Kind::not_operator) offloaded = !offloaded;
+      if (kindOf(ancestor) != Kind::comparison_operator) continue;
+      bool number = false;
+      std::string operators;
+      const uint32_t count = ts_node_child_count(ancestor);
+      for (uint32_t i = 0; i < count; ++i) {
+        const TSNode child = ts_node_child(ancestor, i);
+        if (ts_node_is_named(child)) {
+          number = number || kindOf(child) == Kind::integer;
+        } else {
+          operators += std::string(text(child, source_)) + " ";
+        }
+      }
+      // `"cpu" not in ...`, `d != "disk"`, `len(offloaded) == 0`: true means on the device.
+      const bool negated = operators.find("not") != std::string::npos ||
+                           operators.starts_with("!=") ||
+                           (number && (operators.starts_with("==") || operators.starts_with("<")));
+      const bool countTest = number && operators.starts_with("!=");
+      if (negated && !countTest) offloaded = !offloaded;
+    }
+    (offloaded ? offloadedWhenTrue : onDeviceWhenTrue) = true;
+  };
+  walkPreorderWithAncestors(expression, [&](TSNode node, const std::vector<TSNode>& ancestors) {
+    const Kind kind = kindOf(node);
+    if (kind == Kind::attribute && text(field(node, f.attribute), source_) == "hf_device_map") {
+      mapObjects.emplace_back(text(unparenthesize(field(node, f.object)), source_));
+      return Walk::Skip;
+    }
+    if (kind == Kind::identifier) {
+      const std::string name(text(node, source_));
+      if (const auto flag = deviceMapFlags_.find(name); flag != deviceMapFlags_.end()) {
+        const DeviceMapCheck& bound = flag->second;
+        for (const std::string& object : bound.objects) check.objects.push_back(object);
+        if (bound.test == MapTest::Mixed) {
+          offloadedWhenTrue = onDeviceWhenTrue = true;
+        } else {
+          polarity(ancestors, bound.test == MapTest::OffloadedWhenTrue);
+        }
+      } else if (const auto entry = deviceMapEntries_.find(name);
+                 entry != deviceMapEntries_.end()) {
+        mapObjects.push_back(entry->second);
+        check.onLoopVariable = true;
+      }
       return Walk::Skip;
     }
     if (const auto value = stringValue(node, source_);
         value && (*value == "cpu" || *value == "disk")) {
       namesOffloadDevice = true;
+      polarity(ancestors, true);
+      return Walk::Skip;
     }
     return Walk::Descend;
   });
-  if (!namesOffloadDevice) return;
-  for (std::string& object : checked) {
-    emitObjectEvent(EventKind::ResetPlacement, std::move(object), expression,
-                    "hf_device_map check", false, ir::PlacementScope::Checked);
+  if (namesOffloadDevice) {
+    for (std::string& object : mapObjects) check.objects.push_back(std::move(object));
+  } else {
+    check.onLoopVariable = false;
   }
+  if (check.objects.empty()) return check;
+  std::sort(check.objects.begin(), check.objects.end());
+  check.objects.erase(std::unique(check.objects.begin(), check.objects.end()), check.objects.end());
+  check.test = offloadedWhenTrue && onDeviceWhenTrue ? MapTest::Mixed
+               : offloadedWhenTrue                   ? MapTest::OffloadedWhenTrue
+                                                     : MapTest::OnDeviceWhenTrue;
+  return check;
+}
+
+void UnitLowerer::emitDeviceMapChecked(const DeviceMapCheck& check, TSNode at) {
+  for (const std::string& object : check.objects) {
+    emitObjectEvent(EventKind::ResetPlacement, object, at, "hf_device_map check", false,
+                    ir::PlacementScope::Checked);
+  }
+}
+
+bool UnitLowerer::endsInLoopJump(TSNode block) const {
+  std::vector<TSNode> statements = children(block);
+  std::erase_if(statements, [](TSNode node) { return kindOf(node) == Kind::comment; });
+  if (statements.empty()) return false;
+  const Kind last = kindOf(statements.back());
+  return last == Kind::continue_statement || last == Kind::break_statement;
+}
+
+bool UnitLowerer::isExitCall(TSNode expression) const {
+  const TSNode call = unparenthesize(expression);
+  if (isNull(call) || kindOf(call) != Kind::call) return false;
+  const TSNode function = unparenthesize(field(call, fields().function));
+  std::string callee = resolveCallee(function);
+  // A builtin resolves to nothing (a module's own `exit` resolves to its definition).
+  if (callee.empty() && kindOf(function) == Kind::identifier) callee = text(function, source_);
+  return callee == "sys.exit" || callee == "os._exit" || callee == "exit" || callee == "quit" ||
+         callee == "builtins.exit" || callee == "builtins.quit";
+}
+
+void UnitLowerer::recordDeviceMapFlag(const std::string& target, TSNode value) {
+  deviceMapFlags_.erase(target);
+  DeviceMapCheck check = deviceMapCheck(value);
+  if (check.test == MapTest::None || check.onLoopVariable) return;
+  deviceMapFlags_.emplace(target, std::move(check));
 }
 
 bool UnitLowerer::lowerTrainerCall(TSNode call, std::string_view method, TSNode receiver) {
@@ -824,6 +913,9 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
     }
     return true;
   }
+  case catalog::OffloadFunction::RemoveAllHooks:
+    emitObjectEvent(EventKind::ResetPlacement, firstText, call, spelled);
+    return true;
   case catalog::OffloadFunction::None: break;
   }
   // An optimizer over X's parameters trains X.

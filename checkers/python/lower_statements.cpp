@@ -257,7 +257,18 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
         }
         break;
       }
-      default: lowerExpression(child, Role::Discarded); break;
+      default:
+        lowerExpression(child, Role::Discarded);
+        if (isExitCall(child)) {
+          // `sys.exit(1)` raises SystemExit: the code after it does not run.
+          Event exit;
+          exit.kind = EventKind::Raise;
+          exit.mayRaise = true;
+          exit.range = rangeOf(child);
+          emit(exit);
+          current_ = kNoNode;
+        }
+        break;
       }
     }
     break;
@@ -288,7 +299,14 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   }
   case Kind::assert_statement: {
     for (TSNode child : children(statement)) lowerExpression(child, Role::Other);
-    lowerDeviceMapCheck(statement);
+    // `assert "cpu" not in model.hf_device_map.values()`: past it, the model is on the device.
+    const std::vector<TSNode> tested = children(statement);
+    if (!tested.empty()) {
+      const DeviceMapCheck mapCheck = deviceMapCheck(tested.front());
+      if (mapCheck.test != MapTest::None && mapCheck.test != MapTest::OffloadedWhenTrue) {
+        emitDeviceMapChecked(mapCheck, statement);
+      }
+    }
     Event check;
     check.kind = EventKind::Nop;
     check.var = "assert";
@@ -460,6 +478,9 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
                  isFreshCopy(value, source_, callee) || newOptimizer);
       if (kindOf(value) == Kind::identifier || kindOf(value) == Kind::attribute) {
         fn_.nodes[current_].event.aliasOf = std::string(text(value, source_));
+      } else if (std::string moved = movedObject(value, source_); !moved.empty()) {
+        // `unet = pipe.unet.to("cuda")` is `pipe.unet`, hooks and all.
+        fn_.nodes[current_].event.aliasOf = std::move(moved);
       }
       fn_.nodes[current_].event.viewOf = viewSource(value, source_);
       if (text(value, source_).find("parameters(") != std::string_view::npos) {
@@ -484,7 +505,7 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
       } else if (kindOf(value) == Kind::dictionary) {
         lowerComponents(targetText, value, callee);
       }
-      lowerDeviceMapCheck(value);
+      recordDeviceMapFlag(targetText, value);
     }
     return;
   }
@@ -570,18 +591,42 @@ void UnitLowerer::lowerIf(TSNode statement, int depth) {
   const Fields& f = fields();
   TSNode condition = field(statement, f.condition);
   lowerExpression(condition, Role::Other);
-  lowerDeviceMapCheck(condition);
+  // A test of where a model went (`if "cpu" in model.hf_device_map.values(): raise ...`): the
+  // model is on the device on the branch where the test says so. The other branch ends the run
+  // (raise, return, sys.exit) or comes back with the model maybe offloaded (a warning only).
+  const DeviceMapCheck mapCheck = deviceMapCheck(condition);
+  if (mapCheck.test == MapTest::Mixed) emitDeviceMapChecked(mapCheck, condition);
+  auto onDeviceSide = [&](bool taken) {
+    if ((taken && mapCheck.test == MapTest::OnDeviceWhenTrue) ||
+        (!taken && mapCheck.test == MapTest::OffloadedWhenTrue)) {
+      emitDeviceMapChecked(mapCheck, statement);
+    }
+  };
   NodeId branchPoint = current_;
   std::vector<NodeId> ends;
   emitAssumptions(condition, true);
+  onDeviceSide(true);
   lowerBlock(field(statement, f.consequence), depth + 1);
+  // Inside a loop over the map (`for name, device in m.hf_device_map.items():`), an entry on
+  // cpu/disk that ends the run makes the whole loop a check (see lowerFor).
+  if (mapCheck.test == MapTest::OffloadedWhenTrue && current_ == kNoNode &&
+      !endsInLoopJump(field(statement, f.consequence))) {
+    for (MapLoop& loop : mapLoops_) {
+      if (std::binary_search(mapCheck.objects.begin(), mapCheck.objects.end(), loop.object)) {
+        loop.refuses = true;
+      }
+    }
+  }
   ends.push_back(current_);
   bool hasElse = false;
+  bool sawElif = false;
   for (TSNode clause : children(statement)) {
     const Kind kind = kindOf(clause);
     if (kind == Kind::elif_clause) {
       current_ = branchPoint;
       emitAssumptions(condition, false);
+      if (!sawElif) onDeviceSide(false);
+      sawElif = true;
       condition = field(clause, f.condition);
       lowerExpression(condition, Role::Other);
       branchPoint = current_;
@@ -591,6 +636,7 @@ void UnitLowerer::lowerIf(TSNode statement, int depth) {
     } else if (kind == Kind::else_clause) {
       current_ = branchPoint;
       emitAssumptions(condition, false);
+      if (!sawElif) onDeviceSide(false);
       lowerBlock(field(clause, f.body), depth + 1);
       ends.push_back(current_);
       hasElse = true;
@@ -604,6 +650,7 @@ void UnitLowerer::lowerIf(TSNode statement, int depth) {
   if (!hasElse && !guardsGradient) {
     current_ = branchPoint;
     emitAssumptions(condition, false);
+    if (!sawElif) onDeviceSide(false);
     ends.push_back(current_);
   }
   current_ = joinAll(ends);
@@ -658,6 +705,20 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
     }
   }
   for (TSNode target : targets) emitAssign(target, std::string(text(target, source_)), deps, false);
+  // `for name, device in model.hf_device_map.items():` - each target is an entry of the map.
+  std::string mapObject;
+  walkPreorder(field(statement, f.right), [&](TSNode node) {
+    if (kindOf(node) == Kind::attribute &&
+        text(field(node, f.attribute), source_) == "hf_device_map") {
+      mapObject = std::string(text(unparenthesize(field(node, f.object)), source_));
+      return Walk::Stop;
+    }
+    return Walk::Descend;
+  });
+  if (!mapObject.empty()) {
+    for (TSNode target : targets) deviceMapEntries_[std::string(text(target, source_))] = mapObject;
+    mapLoops_.push_back({mapObject, false});
+  }
   // `for p in X.parameters():` / `for name, p in X.named_parameters():` - p belongs to X.
   if (!targets.empty()) {
     const std::vector<std::string> owners = parameterOwners(field(statement, f.right));
@@ -669,6 +730,15 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
   link(current_, head);
   loops_.pop_back();
   current_ = head;
+  if (!mapObject.empty()) {
+    // Every entry was looked at, and one on cpu/disk would have ended the run.
+    if (mapLoops_.back().refuses) {
+      emitObjectEvent(EventKind::ResetPlacement, mapObject, field(statement, f.right),
+                      "hf_device_map check", false, ir::PlacementScope::Checked);
+    }
+    mapLoops_.pop_back();
+    for (TSNode target : targets) deviceMapEntries_.erase(std::string(text(target, source_)));
+  }
   TSNode alternative = field(statement, f.alternative);
   if (!isNull(alternative)) lowerBlock(field(alternative, f.body), depth + 1);
   link(current_, after);

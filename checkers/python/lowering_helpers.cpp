@@ -254,4 +254,22 @@ std::string componentObject(TSNode value, std::string_view source) {
   return {};
 }
 
+std::string movedObject(TSNode value, std::string_view source) {
+  const Fields& f = fields();
+  TSNode node = unparenthesize(value);
+  bool moved = false;
+  for (int hop = 0; hop < 8 && !isNull(node) && kindOf(node) == Kind::call; ++hop) {
+    TSNode function = unparenthesize(field(node, f.function));
+    if (kindOf(function) != Kind::attribute ||
+        !catalog::isModuleMoveMethod(text(field(function, f.attribute), source))) {
+      return {};
+    }
+    node = unparenthesize(field(function, f.object));
+    moved = true;
+  }
+  if (!moved || isNull(node)) return {};
+  if (kindOf(node) != Kind::identifier && kindOf(node) != Kind::attribute) return {};
+  return std::string(text(node, source));
+}
+
 } // namespace gradlint::python::detail

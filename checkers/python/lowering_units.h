@@ -107,6 +107,11 @@ bool isMainGuard(TSNode condition, std::string_view source);
 // (`copy.deepcopy(unet)`), a fresh load, a literal.
 std::string componentObject(TSNode value, std::string_view source);
 
+// The object a chain of module moves returns (`pipe.unet.to("cuda")`, `model.cuda().half()`):
+// `.to()` and its kind return their receiver, the same module with the same hooks. Empty when
+// `value` is no such chain on a name or attribute.
+std::string movedObject(TSNode value, std::string_view source);
+
 class ModuleLowering;
 
 TSNode firstPositionalArgument(TSNode call);
@@ -217,8 +222,25 @@ private:
   // `target = Pipeline.from_pretrained(..., unet=unet)`, `Trainer(model=m)`, `{"unet": unet}`:
   // target holds the objects passed as components.
   void lowerComponents(const std::string& target, TSNode value, const std::string& callee);
-  // `if "cpu" in model.hf_device_map.values(): raise ...`: the code checks where the model went.
-  void lowerDeviceMapCheck(TSNode expression);
+  // A test of where models went: `"cpu" in model.hf_device_map.values()`,
+  // `any(d in ("cpu", "disk") for d in m.hf_device_map.values())`, a name bound to such a test
+  // (`offloaded = [...]`), or a loop variable over the map compared with "cpu"/"disk". `test`
+  // says which outcome means "some layers are on cpu or disk".
+  enum class MapTest : uint8_t { None, OffloadedWhenTrue, OnDeviceWhenTrue, Mixed };
+  struct DeviceMapCheck {
+    std::vector<std::string> objects;
+    MapTest test = MapTest::None;
+    bool onLoopVariable = false; // `for name, device in m.hf_device_map.items(): if device ...`
+  };
+  DeviceMapCheck deviceMapCheck(TSNode expression) const;
+  // The models `check` covers are checked from here on (a placement reset of "may offload").
+  void emitDeviceMapChecked(const DeviceMapCheck& check, TSNode at);
+  // `offloaded = any(...)` binds a test for a later `if offloaded:`.
+  void recordDeviceMapFlag(const std::string& target, TSNode value);
+  // A block whose last statement is `continue` or `break`: it skips, it does not end the run.
+  bool endsInLoopJump(TSNode block) const;
+  // `sys.exit(...)`, `os._exit(...)`, the builtins `exit(...)` and `quit(...)`.
+  bool isExitCall(TSNode expression) const;
   // `trainer.train()` of a transformers/TRL trainer, `trainer.fit(model)` of Lightning's.
   bool lowerTrainerCall(TSNode call, std::string_view method, TSNode receiver);
   // `X.parameters()` / `X.named_parameters()` paths in an expression, and variables known to
@@ -252,6 +274,15 @@ private:
   std::unordered_map<std::string, std::vector<std::string>>
       parameterSources_;                                        // params = X.parameters()
   std::unordered_map<std::string, std::string> loopParameters_; // for p in X.parameters()
+  std::unordered_map<std::string, DeviceMapCheck> deviceMapFlags_; // offloaded = any(...)
+  std::unordered_map<std::string, std::string> deviceMapEntries_;  // for k, d in m.hf_device_map...
+  // Loops over a model's hf_device_map being lowered, innermost last: whether an entry on cpu
+  // or disk ends the run (raise, return, exit) in the loop's body.
+  struct MapLoop {
+    std::string object;
+    bool refuses = false;
+  };
+  std::vector<MapLoop> mapLoops_;
   struct Trainer {
     catalog::TrainerClass kind;
     std::string name; // `Trainer`, `SFTTrainer`

@@ -2,7 +2,7 @@
 
 pre-commit runs such a hook inside the virtual environment it made for the hook: VIRTUAL_ENV
 names that environment and its bin/ leads PATH. gradlint reads the installed packages of the
-project's environment as context (VIRTUAL_ENV, CONDA_PREFIX, .venv/venv at the project root,
+project's environment as context (VIRTUAL_ENV, CONDA_PREFIX, the nearest .venv/venv,
 then python3 on PATH), so it would take the hook's environment, which holds only gradlint, and
 find nothing there. This hands gradlint the environment as it was before pre-commit changed it.
 """
