@@ -37,13 +37,16 @@ status=0
 for target in fuzz_python_check fuzz_config fuzz_lsp_server fuzz_notebook fuzz_environment \
   fuzz_summary_file; do
   mkdir -p "$work/artifacts/$target" "$fuzz_dir/regressions/$target"
+  # Hand-written seeds, where a target has them (git keeps no empty folder).
+  seeds=()
+  [ -d "$fuzz_dir/seeds/$target" ] && seeds=("$fuzz_dir/seeds/$target")
   echo "== $target: ${seconds}s"
   # New inputs go to the first folder (the work corpus); the others are read-only.
   # shellcheck disable=SC2086
   if ! "$build/bin/$target" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
       -print_final_stats=1 -dict="$fuzz_dir/$target.dict" \
       -artifact_prefix="$work/artifacts/$target/" ${GRADLINT_FUZZ_ARGS:-} \
-      "$work/corpus/$target" "$fuzz_dir/seeds/$target" "$fuzz_dir/regressions/$target"; then
+      "$work/corpus/$target" "${seeds[@]}" "$fuzz_dir/regressions/$target"; then
     echo "run.sh: $target failed; the input that did it is in $work/artifacts/$target/" >&2
     status=1
   fi
