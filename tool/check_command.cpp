@@ -45,7 +45,8 @@ bool validateCodes(const std::vector<std::string>& given, const char* option) {
   return true;
 }
 
-std::string plural(size_t count) { return count == 1 ? "error" : "errors"; }
+// Fixes count findings, whatever their severity ("Found N errors and M warnings." counts them).
+std::string plural(size_t count) { return count == 1 ? "finding" : "findings"; }
 
 // --fix and --diff: apply the fixes in memory, then write them, print them as a diff, or (for
 // stdin) print the fixed source.
