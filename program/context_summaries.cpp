@@ -255,7 +255,10 @@ std::string storeDistributionSummaries(const ContextReport& report,
     std::error_code ec;
     fs::create_directories(read.cacheFile.parent_path(), ec);
     std::string error;
-    if (ec || !replaceFile(read.cacheFile, entry.dump() + "\n", error)) {
+    // Installed code is read leniently: a name that is not UTF-8 becomes U+FFFD.
+    const std::string text =
+        entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (ec || !replaceFile(read.cacheFile, text, error)) {
       warning = fmt::format("cannot cache the summaries of {} in {}: {}", read.label,
                             read.cacheFile.parent_path().string(),
                             ec ? ec.message() : error);
@@ -370,7 +373,8 @@ std::string storeContextSummaries(const ContextReport& report, const ir::Summary
     // The summary file's text inside a small object, written as text (no second parse).
     const std::string stored =
         fmt::format("{{\"format\":{},\"module\":{},\"summaries\":{}}}\n", kContextSummaryFormat,
-                    nlohmann::json(entry.module).dump(),
+                    nlohmann::json(entry.module)
+                        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                     summariesToText(byModule.at(entry.module), all, same));
     std::string error;
     if (!replaceFile(report.contextSummaryDir / (entry.key + ".json"), stored, error)) {

@@ -368,7 +368,7 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
   try {
     json fresh = resultToJson(result, contentsKey());
     fresh["memo"] = memoToJson(inputs, memo);
-    text = fresh.dump();
+    text = fresh.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (const json::exception&) {
     return result; // text that is not UTF-8 in a message: not stored, still correct
   }

@@ -115,7 +115,9 @@ std::string summariesToText(const ir::SummaryTable& table,
   const ordered_json file = {{"format", "gradlint-summaries"},
                              {"version", kSummaryFormatVersion},
                              {"summaries", std::move(list)}};
-  return file.dump(1) + "\n";
+  // Names come from files that need not be UTF-8 (installed code is read leniently): an
+  // undecodable byte becomes U+FFFD rather than an exception.
+  return file.dump(1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string& error) {
