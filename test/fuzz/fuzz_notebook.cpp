@@ -7,6 +7,7 @@
 #include "checkers/python/notebook.h"
 #include "program/engine.h"
 #include "rules/rule.h"
+#include "test/fuzz/fuzz_support.h"
 #include "tool/fixes.h"
 #include "tool/render.h"
 
@@ -24,33 +25,9 @@ using namespace gradlint;
 
 constexpr const char* kPath = "pkg/fuzzed.ipynb";
 
-std::vector<std::string> everyRuleCode() {
-  std::vector<std::string> codes;
-  for (const rules::Rule* rule : rules::allRules()) codes.emplace_back(rule->info().code);
-  return codes;
-}
+using fuzz::renderEveryFormat;
 
-FileInput inputFor(std::string text) {
-  FileInput input;
-  input.ref.path = kPath;
-  input.ref.moduleName = "pkg.fuzzed";
-  input.ref.inPackage = true;
-  input.contents = std::move(text);
-  static const std::vector<std::string> kAllCodes = everyRuleCode();
-  input.enabledRules = kAllCodes;
-  return input;
-}
-
-void renderEveryFormat(const CheckResult& result) {
-  for (OutputFormat format : {OutputFormat::Full, OutputFormat::Concise, OutputFormat::Json,
-                              OutputFormat::JsonLines, OutputFormat::Github, OutputFormat::Sarif,
-                              OutputFormat::Junit}) {
-    std::ostringstream out;
-    render(result, format, out);
-  }
-  std::ostringstream statistics;
-  renderStatistics(result, statistics);
-}
+FileInput inputFor(std::string text) { return fuzz::inputFor(kPath, std::move(text)); }
 
 // An error about the notebook names it and says what is wrong in words, not in nlohmann's
 // exception tags.

@@ -8,6 +8,7 @@
 // (the check of undecodable files is a unit and lit test).
 #include "program/engine.h"
 #include "rules/rule.h"
+#include "test/fuzz/fuzz_support.h"
 #include "tool/fixes.h"
 #include "tool/render.h"
 
@@ -21,33 +22,10 @@ namespace {
 
 using namespace gradlint;
 
-std::vector<std::string> everyRuleCode() {
-  std::vector<std::string> codes;
-  for (const rules::Rule* rule : rules::allRules()) codes.emplace_back(rule->info().code);
-  return codes;
-}
+using fuzz::renderEveryFormat;
 
 FileInput inputFor(std::string text) {
-  FileInput input;
-  // A package module, so the import-time rules (GL102) run too.
-  input.ref.path = "pkg/fuzzed.py";
-  input.ref.moduleName = "pkg.fuzzed";
-  input.ref.inPackage = true;
-  input.contents = std::move(text);
-  static const std::vector<std::string> kAllCodes = everyRuleCode();
-  input.enabledRules = kAllCodes;
-  return input;
-}
-
-void renderEveryFormat(const CheckResult& result) {
-  for (OutputFormat format : {OutputFormat::Full, OutputFormat::Concise, OutputFormat::Json,
-                              OutputFormat::JsonLines, OutputFormat::Github, OutputFormat::Sarif,
-                              OutputFormat::Junit}) {
-    std::ostringstream out;
-    render(result, format, out);
-  }
-  std::ostringstream statistics;
-  renderStatistics(result, statistics);
+  return fuzz::inputFor("pkg/fuzzed.py", std::move(text));
 }
 
 // `bytes` with each byte that does not belong to a valid UTF-8 sequence (RFC 3629: no overlong

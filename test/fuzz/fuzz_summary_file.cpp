@@ -8,6 +8,7 @@
 #include "program/engine.h"
 #include "program/summary_store.h"
 #include "rules/rule.h"
+#include "test/fuzz/fuzz_support.h"
 #include "tool/render.h"
 
 #include <cctype>
@@ -23,11 +24,7 @@ namespace {
 
 using namespace gradlint;
 
-std::vector<std::string> everyRuleCode() {
-  std::vector<std::string> codes;
-  for (const rules::Rule* rule : rules::allRules()) codes.emplace_back(rule->info().code);
-  return codes;
-}
+using fuzz::everyRuleCode;
 
 // `a.b.c` made of Python identifiers (ASCII): a name a file can import.
 bool isDottedName(const std::string& name) {
