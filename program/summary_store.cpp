@@ -49,7 +49,16 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (summary.mayLeaveDisabled) item["leaves_disabled"] = true;
     if (!summary.mayLeaveInherited) item["never_returns_caller_mode"] = true;
     if (summary.returnsSavedMode) item["returns_saved_mode"] = true;
-    if (!summary.restoresArgs.empty()) item["restores_args"] = summary.restoresArgs;
+    if (summary.mayLeaveEnabled) item["leaves_enabled"] = true;
+    if (!summary.restoresArgs.empty()) {
+      item["restores_args"] = summary.restoresArgs;
+      item["restores_params"] = summary.restoresParams;
+      if (std::any_of(summary.restoresDefaults.begin(), summary.restoresDefaults.end(),
+                      [](int8_t value) { return value >= 0; })) {
+        item["restores_defaults"] = summary.restoresDefaults;
+      }
+      if (summary.positionalParams >= 0) item["positional_params"] = summary.positionalParams;
+    }
     if (summary.resetsGradients) item["resets_gradients"] = true;
     if (summary.restoresOuterMode) item["restores_outer_mode"] = true;
     if (summary.contextClass) item["context_class"] = true;
@@ -63,6 +72,7 @@ std::string summariesToText(const ir::SummaryTable& table,
                              {"range", rangeToJson(summary.toggleRange)},
                              {"callee", summary.toggleText}};
       if (!summary.toggleOrigin.empty()) toggle["distribution"] = summary.toggleOrigin;
+      if (!summary.importVia.empty()) toggle["via"] = summary.importVia;
       item["toggle"] = std::move(toggle);
     }
     list.push_back(std::move(item));
@@ -91,7 +101,8 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
     }
     if (file.value("version", 0) != kSummaryFormatVersion) {
       error = "summary file version " + file.value("version", ordered_json(0)).dump() +
-              ", this gradlint reads version " + std::to_string(kSummaryFormatVersion);
+              ", this gradlint reads version " + std::to_string(kSummaryFormatVersion) +
+              " (write it again with this gradlint's `gradlint summarize`)";
       return false;
     }
     for (const ordered_json& item : file.at("summaries")) {
@@ -100,7 +111,18 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       summary.mayLeaveDisabled = item.value("leaves_disabled", false);
       summary.mayLeaveInherited = !item.value("never_returns_caller_mode", false);
       summary.returnsSavedMode = item.value("returns_saved_mode", false);
+      summary.mayLeaveEnabled = item.value("leaves_enabled", false);
       summary.restoresArgs = item.value("restores_args", std::vector<int>{});
+      summary.restoresParams =
+          item.value("restores_params", std::vector<std::string>(summary.restoresArgs.size()));
+      summary.restoresDefaults = item.value(
+          "restores_defaults", std::vector<int8_t>(summary.restoresArgs.size(), int8_t{-1}));
+      summary.positionalParams = item.value("positional_params", -1);
+      if (summary.restoresParams.size() != summary.restoresArgs.size() ||
+          summary.restoresDefaults.size() != summary.restoresArgs.size()) {
+        error = "`restores_params` or `restores_defaults` differs in length from `restores_args`";
+        return false;
+      }
       summary.resetsGradients = item.value("resets_gradients", false);
       summary.restoresOuterMode = item.value("restores_outer_mode", false);
       summary.contextClass = item.value("context_class", false);
@@ -116,6 +138,7 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
         summary.toggleRange = rangeFromJson(toggle->at("range"));
         summary.toggleText = toggle->value("callee", "");
         summary.toggleOrigin = toggle->value("distribution", "");
+        summary.importVia = toggle->value("via", "");
       }
       into.update(item.at("name").get<std::string>(), summary);
     }

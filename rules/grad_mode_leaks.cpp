@@ -103,6 +103,21 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Lang
   return fmt::format("`{}({})`", event.callee, valueText(event));
 }
 
+std::optional<FalseModeArgument> falseModeArgument(const ir::SummaryTable& table,
+                                                   const ir::Event& call) {
+  const ir::FunctionSummary* summary = table.findFor(call);
+  if (summary == nullptr || summary->mayLeaveDisabled) return std::nullopt;
+  for (size_t k = 0; k < summary->restoresArgs.size(); ++k) {
+    const ir::ModeArgument argument = ir::modeArgument(call, *summary, k);
+    if (argument.kind != ir::ModeArgument::Kind::False) continue;
+    FalseModeArgument found;
+    found.param = k < summary->restoresParams.size() ? summary->restoresParams[k] : "";
+    found.byDefault = argument.byDefault;
+    return found;
+  }
+  return std::nullopt;
+}
+
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
   const ir::FunctionIR& fn = context.module().units[unitIndex];
   if (fn.kind == ir::UnitKind::ScriptMain || fn.entry == ir::kNoNode) return {};
@@ -215,7 +230,7 @@ std::vector<SessionLeak> sessionLeaks(RuleContext& context, size_t unitIndex) {
     const ir::GradStateReport& report = context.gradState(index);
     for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
       const ir::Event& event = fn.nodes[id].event;
-      if (!report.flow.reached[id] || !report.flow.in[id].inherited ||
+      if (!report.flow.reached[id] || !ir::callerDecides(report.flow.in[id]) ||
           !outsideGradRegions(event)) {
         continue;
       }
@@ -290,10 +305,14 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
   // the mode is turned off.
   const ir::FunctionSummary* summary = nullptr;
   std::string who;
+  std::string how = "disables grad mode";
   if (toggle.kind == EventKind::Call) {
     summary = context.summaries().findFor(toggle);
     who = toggle.importsModule ? fmt::format("the top level of `{}`", toggle.callee)
                                : fmt::format("`{}`", shortName(toggle.callee));
+    if (const auto argument = falseModeArgument(context.summaries(), toggle)) {
+      how = fmt::format("sets grad mode from its `{}` parameter", argument->param);
+    }
   } else if (isClassWithEvent(toggle)) {
     const char* method = toggle.kind == EventKind::EnterGuard ? "__enter__" : "__exit__";
     summary = context.summaries().find(toggle.callee + "." + method);
@@ -303,7 +322,7 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
     diagnostic.related.push_back(
         {summary->togglePath == context.module().path ? std::string() : summary->togglePath,
          summary->toggleRange,
-         fmt::format("{} disables grad mode here{}", who,
+         fmt::format("{} {} here{}", who, how,
                      summary->toggleOrigin.empty()
                          ? std::string()
                          : fmt::format(" (installed: {})", summary->toggleOrigin))});

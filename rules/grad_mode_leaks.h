@@ -4,6 +4,7 @@
 
 #include "rules/rule.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,15 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
 // toggle stays in effect) and returns that path.
 std::vector<ir::NodeId> addWitness(RuleContext& context, size_t unitIndex, ir::NodeId toggle,
                                    ir::NodeId target, Diagnostic& diagnostic);
+
+// A call that disables grad mode only through a mode parameter of its callee
+// (`run_epoch(model, loader, train=False)`, or a default of False left out): that parameter.
+struct FalseModeArgument {
+  std::string param;
+  bool byDefault = false;
+};
+std::optional<FalseModeArgument> falseModeArgument(const ir::SummaryTable& table,
+                                                   const ir::Event& call);
 
 // The last component of a dotted (or C++ `::`-qualified) name: helpers read better as `_enter`
 // than fully qualified.

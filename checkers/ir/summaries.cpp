@@ -138,6 +138,7 @@ FunctionSummary importEffect(const FunctionSummary& topLevel) {
   effect.toggleRange = topLevel.toggleRange;
   effect.toggleText = topLevel.toggleText;
   effect.toggleOrigin = topLevel.toggleOrigin;
+  effect.importVia = topLevel.importVia;
   effect.moduleTopLevel = true;
   return effect;
 }
@@ -198,14 +199,16 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
                      [&](const SavedMode& s) { return s.var == event.var; })) {
       summary.restoresOuterMode = true;
     }
-    if (event.kind == EventKind::RestoreArg && event.argIndex >= 0 &&
-        std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), event.argIndex) ==
-            summary.restoresArgs.end()) {
-      summary.restoresArgs.push_back(event.argIndex);
-    }
     if (event.kind != EventKind::Return && event.kind != EventKind::FallThrough) continue;
     anyReturn = true;
     summary.mayLeaveInherited = summary.mayLeaveInherited || in.inherited;
+    summary.mayLeaveEnabled = summary.mayLeaveEnabled || in.mayBeEnabled;
+    for (const int32_t param : in.fromArgs) {
+      if (std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), param) ==
+          summary.restoresArgs.end()) {
+        summary.restoresArgs.push_back(param);
+      }
+    }
     if (!in.open.empty()) {
       summary.mayLeaveDisabled = true;
       if (rootToggle == kNoNode) rootToggle = in.open.front();
@@ -219,6 +222,30 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
   if (!anyReturn) summary.mayLeaveInherited = true; // always raises: no effect on callers
   summarizeOffloads(fn, table, path, summary);
   std::sort(summary.restoresArgs.begin(), summary.restoresArgs.end());
+  for (const int param : summary.restoresArgs) {
+    const auto at = static_cast<size_t>(param);
+    summary.restoresParams.push_back(at < fn.params.size() ? fn.params[at] : std::string());
+    summary.restoresDefaults.push_back(at < fn.paramDefaults.size() ? fn.paramDefaults[at] : -1);
+  }
+  if (!summary.restoresArgs.empty()) summary.positionalParams = fn.positionalParams;
+  if (rootToggle == kNoNode && !summary.restoresArgs.empty()) {
+    // No toggle of its own: point at where it sets the mode from a parameter (through helpers
+    // it hands the parameter to, the innermost one), for a caller that passes False.
+    for (NodeId id = 0; id < fn.nodes.size() && rootToggle == kNoNode; ++id) {
+      const Event& event = fn.nodes[id].event;
+      if (!report.flow.reached[id]) continue;
+      if (event.kind == EventKind::RestoreArg &&
+          std::binary_search(summary.restoresArgs.begin(), summary.restoresArgs.end(),
+                             event.argIndex)) {
+        rootToggle = id;
+      } else if (event.kind == EventKind::Call) {
+        const FunctionSummary* inner = table.findFor(event);
+        if (inner != nullptr && !inner->restoresArgs.empty() && !inner->togglePath.empty()) {
+          rootToggle = id;
+        }
+      }
+    }
+  }
   if (rootToggle != kNoNode) {
     // Point at the root cause: through a chain of helpers, the toggle that started it.
     const Event& toggle = fn.nodes[rootToggle].event;
@@ -229,6 +256,7 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
       summary.toggleRange = inner->toggleRange;
       summary.toggleText = inner->toggleText;
       summary.toggleOrigin = inner->toggleOrigin;
+      if (toggle.importsModule) summary.importVia = toggle.callee;
     } else {
       summary.togglePath = path;
       summary.toggleRange = toggle.range;
