@@ -235,9 +235,12 @@ private:
         suspends ? "its caller runs with gradients off while it is suspended"
                  : "every later `backward()` in this thread computes no gradients";
     if (toggle.kind == ir::EventKind::Call && toggle.importsModule) {
-      return fmt::format("{} leaves grad mode disabled (its top level disables it) and `{}` {} "
-                         "without restoring it; {}",
-                         what, who, suspends ? "suspends" : "returns", consequence);
+      const ImportChain chain = importChain(context.summaries(), toggle);
+      return fmt::format("{} leaves grad mode disabled ({}) and `{}` {} without restoring it; {}",
+                         what,
+                         chain.modules.empty() ? std::string("its top level disables it")
+                                               : importChainText(chain, "disables it"),
+                         who, suspends ? "suspends" : "returns", consequence);
     }
     if (const auto argument = toggle.kind == ir::EventKind::Call
                                   ? falseModeArgument(context.summaries(), toggle)

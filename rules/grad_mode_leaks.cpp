@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gradlint::rules {
 namespace {
@@ -116,6 +117,46 @@ std::optional<FalseModeArgument> falseModeArgument(const ir::SummaryTable& table
     return found;
   }
   return std::nullopt;
+}
+
+ImportChain importChain(const ir::SummaryTable& table, const ir::Event& import) {
+  ImportChain chain;
+  if (!import.importsModule) return chain;
+  std::unordered_set<std::string> seen{import.callee};
+  const ir::FunctionSummary* summary = table.findFor(import);
+  // One step per module, never back to one seen: a cycle of imports ends the walk.
+  while (summary != nullptr && !summary->importVia.empty() &&
+         seen.insert(summary->importVia).second) {
+    if (chain.modules.size() == kMaxImportChain) {
+      chain.cut = true;
+      break;
+    }
+    chain.modules.push_back(summary->importVia);
+    summary = table.find(summary->importVia);
+    if (summary != nullptr && !summary->moduleTopLevel) summary = nullptr;
+  }
+  return chain;
+}
+
+std::string importChainText(const ImportChain& chain, std::string_view effect) {
+  constexpr size_t kShown = 6;
+  const std::vector<std::string>& modules = chain.modules;
+  std::string text;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (i == kShown && (chain.cut || modules.size() > kShown + 1)) {
+      if (chain.cut) {
+        return text + fmt::format(", and more than {} further imports reach a module whose top "
+                                  "level {}",
+                                  modules.size() - kShown, effect);
+      }
+      return text + fmt::format(", and {} more imports reach `{}`, whose top level {}",
+                                modules.size() - 1 - kShown, modules.back(), effect);
+    }
+    text += i == 0 ? "it imports `" : ", which imports `";
+    text += modules[i];
+    text += '`';
+  }
+  return text + fmt::format(", whose top level {}", effect);
 }
 
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
@@ -308,8 +349,16 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
   std::string how = "disables grad mode";
   if (toggle.kind == EventKind::Call) {
     summary = context.summaries().findFor(toggle);
-    who = toggle.importsModule ? fmt::format("the top level of `{}`", toggle.callee)
-                               : fmt::format("`{}`", shortName(toggle.callee));
+    if (toggle.importsModule) {
+      // Through imports of its own: the module whose top level it is.
+      const ImportChain chain = importChain(context.summaries(), toggle);
+      who = chain.cut ? std::string("the top level of a module it imports")
+                      : fmt::format("the top level of `{}`", chain.modules.empty()
+                                                                 ? toggle.callee
+                                                                 : chain.modules.back());
+    } else {
+      who = fmt::format("`{}`", shortName(toggle.callee));
+    }
     if (const auto argument = falseModeArgument(context.summaries(), toggle)) {
       how = fmt::format("sets grad mode from its `{}` parameter", argument->param);
     }
