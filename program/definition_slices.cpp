@@ -63,6 +63,21 @@ size_t chunkAt(const python::ChunkLayout& layout, size_t at) {
                                         : static_cast<size_t>(after - layout.chunks.begin()) - 1;
 }
 
+// `if TYPE_CHECKING:` (or a condition naming it, `if TYPE_CHECKING or SLOW_IMPORT:`): imports
+// for type checkers, which a lazily importing package's `__init__.py` lists by the hundred and
+// which do not run.
+bool typeCheckingOnly(std::string_view text, const python::SourceChunk& chunk) {
+  std::string_view body = text.substr(chunk.start, chunk.end - chunk.start);
+  // Past the comments and blank lines a chunk may start with.
+  while (!body.empty() && (body.front() == '#' || body.front() == '\n' || body.front() == ' ' ||
+                           body.front() == '\t' || body.front() == '\r')) {
+    const size_t end = body.front() == '#' ? body.find('\n') : 0;
+    body = end == std::string_view::npos ? std::string_view() : body.substr(end + 1);
+  }
+  body = body.substr(0, body.find(':'));
+  return body.starts_with("if ") && body.find("TYPE_CHECKING") != std::string_view::npos;
+}
+
 std::vector<bool> atModuleLevel(std::string_view text, const python::ChunkLayout& layout,
                                 const std::vector<python::ImportStatement>& imports) {
   std::vector<bool> out(imports.size(), false);
@@ -75,7 +90,8 @@ std::vector<bool> atModuleLevel(std::string_view text, const python::ChunkLayout
   for (size_t s = 0; s < imports.size(); ++s) {
     const uint32_t line = imports[s].line;
     if (line == 0 || line > lineStarts.size()) continue;
-    out[s] = !layout.chunks[chunkAt(layout, lineStarts[line - 1])].definition;
+    const python::SourceChunk& chunk = layout.chunks[chunkAt(layout, lineStarts[line - 1])];
+    out[s] = !chunk.definition && !typeCheckingOnly(text, chunk);
   }
   return out;
 }
@@ -204,7 +220,8 @@ std::vector<ImportUse> DefinitionSlices::usesOf(const std::set<std::string>& nam
         }
       }
       for (uint32_t chunk = 0; chunk < layout_.chunks.size(); ++chunk) {
-        if (layout_.chunks[chunk].definition || scanned_[chunk]) continue;
+        const python::SourceChunk& range = layout_.chunks[chunk];
+        if (range.definition || scanned_[chunk] || typeCheckingOnly(text_, range)) continue;
         scanned_[chunk] = true;
         pending.push_back(chunk);
       }
