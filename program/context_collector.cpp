@@ -189,6 +189,13 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
   if (!byInstalled && module.resolved.searchKind == SearchPathKind::Installed && asked.all) {
     asked = Demand();
   }
+  // Whatever is asked of it, importing a module runs its top level (and the imports there):
+  // asked for too, unless it is installed code that cannot reach torch (it cannot change grad
+  // mode, whatever it runs).
+  const bool reachesTorch = module.resolved.searchKind != SearchPathKind::Installed ||
+                            module.installedBy == nullptr ||
+                            resolver_.mayReachTorch(*module.installedBy);
+  if (!asked.all && reachesTorch) asked.names.emplace(kTopLevelName);
   if (module.demand.add(asked) && module.readable) toFollow_.push_back(known->second);
 }
 
@@ -275,6 +282,14 @@ void ContextCollector::follow(size_t index) {
     module.attributesRead = projectAttributesRead(module.text, module.imports);
   }
   const std::string top = topLevelOf(module.name);
+  // A hub's module-level imports run when it is imported, whatever names are asked of it: the
+  // modules they import are asked for their top level (`from . import _setup` in
+  // `pkg/__init__.py`, whose top level may disable grad mode).
+  std::vector<bool> atModuleLevel;
+  if (hub) atModuleLevel = importsAtModuleLevel(module.text, module.imports);
+  const bool asksForNames =
+      std::any_of(module.demand.names.begin(), module.demand.names.end(),
+                  [](const std::string& name) { return name != kTopLevelName; });
   for (const python::ImportStatement& statement : module.imports) {
     const std::string target =
         python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
@@ -285,9 +300,17 @@ void ContextCollector::follow(size_t index) {
     if (hub) {
       const bool binds = std::any_of(
           statement.bound.begin(), statement.bound.end(), [&](const std::string& name) {
-            return (name == "*" && !module.demand.names.empty()) ||
-                   module.demand.names.count(name) != 0;
+            return (name == "*" && asksForNames) || module.demand.names.count(name) != 0;
           });
+      const size_t s = static_cast<size_t>(&statement - module.imports.data());
+      if (!binds && s < atModuleLevel.size() && atModuleLevel[s]) {
+        Demand topLevel;
+        topLevel.names.emplace(kTopLevelName);
+        issue(module, target, topLevel, false);
+        for (const std::string& name : statement.names) {
+          if (statement.isFrom && name != "*") issue(module, target + "." + name, topLevel, true);
+        }
+      }
       if (!binds) continue;
     }
     Demand whole;

@@ -128,7 +128,7 @@ struct Demand {
 // without one, its metadata's stat) and this gradlint, holding the modules read of it (with
 // their imports) and their summaries. Installed code changes only with an install, so a
 // second run reads none of it.
-inline constexpr int kDistributionEntryFormat = 2;
+inline constexpr int kDistributionEntryFormat = 3; // 3: modules followed for their top level
 
 // The import memo (under the cache folder, `context/imports-XX.json`): each checked file's
 // imports with the stat they were scanned at, so a run over unchanged files finds their imports

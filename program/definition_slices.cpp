@@ -54,7 +54,54 @@ void lineBindings(std::string_view line, std::vector<std::string>& out) {
   if (assigns) out.insert(out.end(), targets.begin(), targets.end());
 }
 
+// The chunk of `layout` holding byte `at` (chunks are in order and cover the text).
+size_t chunkAt(const python::ChunkLayout& layout, size_t at) {
+  const auto after = std::upper_bound(
+      layout.chunks.begin(), layout.chunks.end(), at,
+      [](size_t offset, const python::SourceChunk& chunk) { return offset < chunk.start; });
+  return after == layout.chunks.begin() ? 0
+                                        : static_cast<size_t>(after - layout.chunks.begin()) - 1;
+}
+
+// `if TYPE_CHECKING:` (or a condition naming it, `if TYPE_CHECKING or SLOW_IMPORT:`): imports
+// for type checkers, which a lazily importing package's `__init__.py` lists by the hundred and
+// which do not run.
+bool typeCheckingOnly(std::string_view text, const python::SourceChunk& chunk) {
+  std::string_view body = text.substr(chunk.start, chunk.end - chunk.start);
+  // Past the comments and blank lines a chunk may start with.
+  while (!body.empty() && (body.front() == '#' || body.front() == '\n' || body.front() == ' ' ||
+                           body.front() == '\t' || body.front() == '\r')) {
+    const size_t end = body.front() == '#' ? body.find('\n') : 0;
+    body = end == std::string_view::npos ? std::string_view() : body.substr(end + 1);
+  }
+  body = body.substr(0, body.find(':'));
+  return body.starts_with("if ") && body.find("TYPE_CHECKING") != std::string_view::npos;
+}
+
+std::vector<bool> atModuleLevel(std::string_view text, const python::ChunkLayout& layout,
+                                const std::vector<python::ImportStatement>& imports) {
+  std::vector<bool> out(imports.size(), false);
+  if (layout.chunks.empty()) return out;
+  // Line starts, once: the statements know their line, the chunks their bytes.
+  std::vector<size_t> lineStarts{0};
+  for (size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1)) {
+    lineStarts.push_back(at + 1);
+  }
+  for (size_t s = 0; s < imports.size(); ++s) {
+    const uint32_t line = imports[s].line;
+    if (line == 0 || line > lineStarts.size()) continue;
+    const python::SourceChunk& chunk = layout.chunks[chunkAt(layout, lineStarts[line - 1])];
+    out[s] = !chunk.definition && !typeCheckingOnly(text, chunk);
+  }
+  return out;
+}
+
 } // namespace
+
+std::vector<bool> importsAtModuleLevel(std::string_view text,
+                                       const std::vector<python::ImportStatement>& imports) {
+  return atModuleLevel(text, python::scanChunks(text, 0, false), imports);
+}
 
 DefinitionSlices::DefinitionSlices(std::string_view text,
                                    const std::vector<python::ImportStatement>& imports)
@@ -157,6 +204,29 @@ std::vector<ImportUse> DefinitionSlices::usesOf(const std::set<std::string>& nam
   std::set<std::string> elsewhere; // defined nowhere here: maybe bound by a star import
   for (const std::string& name : names) {
     if (!asked_.insert(name).second) continue;
+    if (name == kTopLevelName) {
+      // Importing the module runs its module-level imports and statements.
+      const std::vector<bool> runs = atModuleLevel(text_, layout_, imports_);
+      for (uint32_t s = 0; s < imports_.size(); ++s) {
+        if (!runs[s]) continue;
+        const python::ImportStatement& statement = imports_[s];
+        if (!statement.isFrom) {
+          use(s, -1, std::string_view::npos, uses);
+          continue;
+        }
+        for (size_t n = 0; n < statement.names.size(); ++n) {
+          use(s, statement.names[n] == "*" ? -1 : static_cast<int32_t>(n), std::string_view::npos,
+              uses);
+        }
+      }
+      for (uint32_t chunk = 0; chunk < layout_.chunks.size(); ++chunk) {
+        const python::SourceChunk& range = layout_.chunks[chunk];
+        if (range.definition || scanned_[chunk] || typeCheckingOnly(text_, range)) continue;
+        scanned_[chunk] = true;
+        pending.push_back(chunk);
+      }
+      continue;
+    }
     bool found = false;
     if (const auto defined = definedBy_.find(name); defined != definedBy_.end()) {
       found = true;

@@ -36,13 +36,25 @@ template <typename Wanted>
 std::vector<std::vector<std::string>> attributesRead(
     std::string_view text, const std::vector<python::ImportStatement>& imports, Wanted wanted);
 
+// The name that asks for a module's top level: what importing the module runs. Its imports at
+// module level (not inside a `def` or `class`) run, and so do the definitions its top-level
+// statements use: `import pkg` runs `pkg/__init__.py`, which may import `pkg._setup`, whose top
+// level runs in turn. Never a Python name, so no definition or import binds it.
+inline constexpr std::string_view kTopLevelName = "<module>";
+
+// For each of `imports` (scanImports of `text`), whether it sits at module level (under `if` or
+// `try` too), outside every `def` and `class`: whether importing the module runs it.
+std::vector<bool> importsAtModuleLevel(std::string_view text,
+                                       const std::vector<python::ImportStatement>& imports);
+
 class DefinitionSlices {
 public:
   // `text` and `imports` (scanImports of it) must outlive the object.
   DefinitionSlices(std::string_view text, const std::vector<python::ImportStatement>& imports);
 
   // The imports the definitions of `names` use, counting only what no earlier call scanned: a
-  // definition is scanned once however often it is asked for.
+  // definition is scanned once however often it is asked for. kTopLevelName asks for what the
+  // module's top level runs: its module-level imports, and what its statements use.
   std::vector<ImportUse> usesOf(const std::set<std::string>& names);
 
 private:

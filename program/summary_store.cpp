@@ -60,6 +60,25 @@ std::vector<int> wholeNumbers(const ordered_json& item, const char* key) {
   return numbers;
 }
 
+// `key`'s list of parameter defaults: 1 for True, 0 for False, -1 for none or another value;
+// `count` times -1 when the key is absent.
+std::vector<int8_t> modeDefaults(const ordered_json& item, const char* key, size_t count) {
+  const auto list = item.find(key);
+  if (list == item.end()) return std::vector<int8_t>(count, int8_t{-1});
+  if (!list->is_array()) {
+    throw FormatError(fmt::format("`{}` is {}, not a list", key, list->dump()));
+  }
+  std::vector<int8_t> defaults;
+  for (const ordered_json& value : *list) {
+    if (!value.is_number_integer() || value.get<int64_t>() < -1 || value.get<int64_t>() > 1) {
+      throw FormatError(
+          fmt::format("an element of `{}` is {}, not -1, 0 or 1", key, value.dump()));
+    }
+    defaults.push_back(static_cast<int8_t>(value.get<int64_t>()));
+  }
+  return defaults;
+}
+
 ir::SourceRange rangeFromJson(const ordered_json& value) {
   auto at = [&](const char* end, size_t index) {
     return wholeNumber<uint32_t>(value.at(end).at(index),
@@ -94,7 +113,16 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (summary.mayLeaveDisabled) item["leaves_disabled"] = true;
     if (!summary.mayLeaveInherited) item["never_returns_caller_mode"] = true;
     if (summary.returnsSavedMode) item["returns_saved_mode"] = true;
-    if (!summary.restoresArgs.empty()) item["restores_args"] = summary.restoresArgs;
+    if (summary.mayLeaveEnabled) item["leaves_enabled"] = true;
+    if (!summary.restoresArgs.empty()) {
+      item["restores_args"] = summary.restoresArgs;
+      item["restores_params"] = summary.restoresParams;
+      if (std::any_of(summary.restoresDefaults.begin(), summary.restoresDefaults.end(),
+                      [](int8_t value) { return value >= 0; })) {
+        item["restores_defaults"] = summary.restoresDefaults;
+      }
+      if (summary.positionalParams >= 0) item["positional_params"] = summary.positionalParams;
+    }
     if (summary.resetsGradients) item["resets_gradients"] = true;
     if (summary.restoresOuterMode) item["restores_outer_mode"] = true;
     if (summary.contextClass) item["context_class"] = true;
@@ -108,6 +136,7 @@ std::string summariesToText(const ir::SummaryTable& table,
                              {"range", rangeToJson(summary.toggleRange)},
                              {"callee", summary.toggleText}};
       if (!summary.toggleOrigin.empty()) toggle["distribution"] = summary.toggleOrigin;
+      if (!summary.importVia.empty()) toggle["via"] = summary.importVia;
       item["toggle"] = std::move(toggle);
     }
     list.push_back(std::move(item));
@@ -138,7 +167,8 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
     }
     if (file.value("version", 0) != kSummaryFormatVersion) {
       error = "summary file version " + file.value("version", ordered_json(0)).dump() +
-              ", this gradlint reads version " + std::to_string(kSummaryFormatVersion);
+              ", this gradlint reads version " + std::to_string(kSummaryFormatVersion) +
+              " (write it again with this gradlint's `gradlint summarize`)";
       return false;
     }
     for (const ordered_json& item : file.at("summaries")) {
@@ -147,7 +177,20 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       summary.mayLeaveDisabled = item.value("leaves_disabled", false);
       summary.mayLeaveInherited = !item.value("never_returns_caller_mode", false);
       summary.returnsSavedMode = item.value("returns_saved_mode", false);
+      summary.mayLeaveEnabled = item.value("leaves_enabled", false);
       summary.restoresArgs = wholeNumbers(item, "restores_args");
+      summary.restoresParams =
+          item.value("restores_params", std::vector<std::string>(summary.restoresArgs.size()));
+      summary.restoresDefaults =
+          modeDefaults(item, "restores_defaults", summary.restoresArgs.size());
+      if (const auto positional = item.find("positional_params"); positional != item.end()) {
+        summary.positionalParams = wholeNumber<int>(*positional, "`positional_params`");
+      }
+      if (summary.restoresParams.size() != summary.restoresArgs.size() ||
+          summary.restoresDefaults.size() != summary.restoresArgs.size()) {
+        error = "`restores_params` or `restores_defaults` differs in length from `restores_args`";
+        return false;
+      }
       summary.resetsGradients = item.value("resets_gradients", false);
       summary.restoresOuterMode = item.value("restores_outer_mode", false);
       summary.contextClass = item.value("context_class", false);
@@ -163,6 +206,7 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
         summary.toggleRange = rangeFromJson(toggle->at("range"));
         summary.toggleText = toggle->value("callee", "");
         summary.toggleOrigin = toggle->value("distribution", "");
+        summary.importVia = toggle->value("via", "");
       }
       into.update(item.at("name").get<std::string>(), summary);
     }

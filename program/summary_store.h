@@ -15,7 +15,10 @@
 
 namespace gradlint {
 
-inline constexpr int kSummaryFormatVersion = 1;
+// 2: mode parameters (`restores_args` with `restores_params`, `restores_defaults` and
+// `positional_params`: some return leaves the mode that parameter holds), `leaves_enabled`, and
+// the import a toggle is reached through (`toggle.via`).
+inline constexpr int kSummaryFormatVersion = 2;
 
 // The file's text for the summaries `keep` accepts (by name), every path made relative with
 // `relative`.

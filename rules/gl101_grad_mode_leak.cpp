@@ -159,7 +159,7 @@ public:
         diagnostic.code = std::string(info().code);
         diagnostic.severity = info().severity;
         const bool cpp = context.module().language == ir::Language::Cpp;
-        diagnostic.message = message(fn, leak, context.module().language);
+        diagnostic.message = message(context, fn, leak);
         if (const ir::FunctionIR* exit = exitThatKeepsEnterMode(context, fn)) {
           // A context manager's enter half: the `with` block is where the mode leaks.
           diagnostic.message = fmt::format(
@@ -223,8 +223,9 @@ private:
     return diagnostic;
   }
 
-  static std::string message(const ir::FunctionIR& fn, const ir::Leak& leak,
-                             ir::Language language) {
+  static std::string message(RuleContext& context, const ir::FunctionIR& fn,
+                             const ir::Leak& leak) {
+    const ir::Language language = context.module().language;
     const ir::Event& toggle = fn.nodes[leak.toggle].event;
     const ir::EventKind exit = fn.nodes[leak.exit].event.kind;
     const std::string who = displayName(fn);
@@ -234,9 +235,21 @@ private:
         suspends ? "its caller runs with gradients off while it is suspended"
                  : "every later `backward()` in this thread computes no gradients";
     if (toggle.kind == ir::EventKind::Call && toggle.importsModule) {
-      return fmt::format("{} leaves grad mode disabled (its top level disables it) and `{}` {} "
-                         "without restoring it; {}",
-                         what, who, suspends ? "suspends" : "returns", consequence);
+      const ImportChain chain = importChain(context.summaries(), toggle);
+      return fmt::format("{} leaves grad mode disabled ({}) and `{}` {} without restoring it; {}",
+                         what,
+                         chain.modules.empty() ? std::string("its top level disables it")
+                                               : importChainText(chain, "disables it"),
+                         who, suspends ? "suspends" : "returns", consequence);
+    }
+    if (const auto argument = toggle.kind == ir::EventKind::Call
+                                  ? falseModeArgument(context.summaries(), toggle)
+                                  : std::nullopt) {
+      // `run_epoch(model, loader, train=False)`: the helper sets the mode to its argument.
+      return fmt::format("{} sets grad mode from its `{}` argument, False here{}, and `{}` {} "
+                         "with it still disabled; {}",
+                         what, argument->param, argument->byDefault ? " (its default)" : "", who,
+                         suspends ? "suspends" : "returns", consequence);
     }
     if (toggle.kind == ir::EventKind::Call) {
       return fmt::format("{} returns with grad mode disabled and `{}` {} without restoring it; {}",

@@ -39,10 +39,17 @@ public:
         diagnostic.code = std::string(info().code);
         diagnostic.severity = info().severity;
         if (toggle.importsModule) {
-          diagnostic.message = fmt::format(
-              "importing `{}` disables grad mode: its top level leaves it disabled and nothing "
-              "here restores it; everything that runs after this import computes no gradients",
-              toggle.callee);
+          const ImportChain chain = importChain(context.summaries(), toggle);
+          diagnostic.message =
+              chain.modules.empty()
+                  ? fmt::format("importing `{}` disables grad mode: its top level leaves it "
+                                "disabled and nothing here restores it; everything that runs "
+                                "after this import computes no gradients",
+                                toggle.callee)
+                  : fmt::format("importing `{}` disables grad mode: {}, and nothing here "
+                                "restores it; everything that runs after this import computes "
+                                "no gradients",
+                                toggle.callee, importChainText(chain, "leaves it disabled"));
           diagnostic.help = "restore the mode right after the import (`with "
                             "torch.enable_grad():` around it, or `torch.set_grad_enabled(True)`), "
                             "and report the import-time toggle to the module's authors";

@@ -134,7 +134,7 @@ public:
         // A toggle in force here that replaced the caller's mode: this restore forgets that mode.
         auto replacedCallersMode = [&](NodeId toggle) {
           const ir::Node& node = fn.nodes[toggle];
-          return report.flow.reached[toggle] && report.flow.in[toggle].inherited &&
+          return report.flow.reached[toggle] && ir::callerDecides(report.flow.in[toggle]) &&
                  disables(node.event) && isToggle(node, analysis);
         };
         const auto toggle = std::find_if(in.open.begin(), in.open.end(), replacedCallersMode);

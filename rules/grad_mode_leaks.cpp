@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace gradlint::rules {
 namespace {
@@ -117,6 +118,61 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Lang
     return fmt::format("`{}().__enter__()`", event.callee);
   }
   return fmt::format("`{}({})`", event.callee, valueText(event));
+}
+
+std::optional<FalseModeArgument> falseModeArgument(const ir::SummaryTable& table,
+                                                   const ir::Event& call) {
+  const ir::FunctionSummary* summary = table.findFor(call);
+  if (summary == nullptr || summary->mayLeaveDisabled) return std::nullopt;
+  for (size_t k = 0; k < summary->restoresArgs.size(); ++k) {
+    const ir::ModeArgument argument = ir::modeArgument(call, *summary, k);
+    if (argument.kind != ir::ModeArgument::Kind::False) continue;
+    FalseModeArgument found;
+    found.param = k < summary->restoresParams.size() ? summary->restoresParams[k] : "";
+    found.byDefault = argument.byDefault;
+    return found;
+  }
+  return std::nullopt;
+}
+
+ImportChain importChain(const ir::SummaryTable& table, const ir::Event& import) {
+  ImportChain chain;
+  if (!import.importsModule) return chain;
+  std::unordered_set<std::string> seen{import.callee};
+  const ir::FunctionSummary* summary = table.findFor(import);
+  // One step per module, never back to one seen: a cycle of imports ends the walk.
+  while (summary != nullptr && !summary->importVia.empty() &&
+         seen.insert(summary->importVia).second) {
+    if (chain.modules.size() == kMaxImportChain) {
+      chain.cut = true;
+      break;
+    }
+    chain.modules.push_back(summary->importVia);
+    summary = table.find(summary->importVia);
+    if (summary != nullptr && !summary->moduleTopLevel) summary = nullptr;
+  }
+  return chain;
+}
+
+std::string importChainText(const ImportChain& chain, std::string_view effect) {
+  constexpr size_t kShown = 6;
+  const std::vector<std::string>& modules = chain.modules;
+  std::string text;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (i == kShown && (chain.cut || modules.size() > kShown + 1)) {
+      if (chain.cut) {
+        return text + fmt::format(", and more than {} further imports reach a module whose top "
+                                  "level {}",
+                                  modules.size() - kShown, effect);
+      }
+      return text + fmt::format(", and {} more imports reach `{}`, whose top level {}",
+                                modules.size() - 1 - kShown, modules.back(), effect);
+    }
+    text += i == 0 ? "it imports `" : ", which imports `";
+    text += modules[i];
+    text += '`';
+  }
+  return text + fmt::format(", whose top level {}", effect);
 }
 
 std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
@@ -236,7 +292,7 @@ std::vector<SessionLeak> sessionLeaks(RuleContext& context, size_t unitIndex) {
     const ir::GradStateReport& report = context.gradState(index);
     for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
       const ir::Event& event = fn.nodes[id].event;
-      if (!report.flow.reached[id] || !report.flow.in[id].inherited ||
+      if (!report.flow.reached[id] || !ir::callerDecides(report.flow.in[id]) ||
           !outsideGradRegions(event)) {
         continue;
       }
@@ -311,10 +367,22 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
   // the mode is turned off.
   const ir::FunctionSummary* summary = nullptr;
   std::string who;
+  std::string how = "disables grad mode";
   if (toggle.kind == EventKind::Call) {
     summary = context.summaries().findFor(toggle);
-    who = toggle.importsModule ? fmt::format("the top level of `{}`", toggle.callee)
-                               : fmt::format("`{}`", shortName(toggle.callee));
+    if (toggle.importsModule) {
+      // Through imports of its own: the module whose top level it is.
+      const ImportChain chain = importChain(context.summaries(), toggle);
+      who = chain.cut ? std::string("the top level of a module it imports")
+                      : fmt::format("the top level of `{}`", chain.modules.empty()
+                                                                 ? toggle.callee
+                                                                 : chain.modules.back());
+    } else {
+      who = fmt::format("`{}`", shortName(toggle.callee));
+    }
+    if (const auto argument = falseModeArgument(context.summaries(), toggle)) {
+      how = fmt::format("sets grad mode from its `{}` parameter", argument->param);
+    }
   } else if (isClassWithEvent(toggle)) {
     const char* method = toggle.kind == EventKind::EnterGuard ? "__enter__" : "__exit__";
     summary = context.summaries().find(toggle.callee + "." + method);
@@ -324,7 +392,7 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
     diagnostic.related.push_back(
         {summary->togglePath == context.module().path ? std::string() : summary->togglePath,
          summary->toggleRange,
-         fmt::format("{} disables grad mode here{}", who,
+         fmt::format("{} {} here{}", who, how,
                      summary->toggleOrigin.empty()
                          ? std::string()
                          : fmt::format(" (installed: {})", summary->toggleOrigin))});

@@ -4,6 +4,7 @@
 
 #include "rules/rule.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,29 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
 // toggle stays in effect) and returns that path.
 std::vector<ir::NodeId> addWitness(RuleContext& context, size_t unitIndex, ir::NodeId toggle,
                                    ir::NodeId target, Diagnostic& diagnostic);
+
+// A call that disables grad mode only through a mode parameter of its callee
+// (`run_epoch(model, loader, train=False)`, or a default of False left out): that parameter.
+struct FalseModeArgument {
+  std::string param;
+  bool byDefault = false;
+};
+std::optional<FalseModeArgument> falseModeArgument(const ir::SummaryTable& table,
+                                                   const ir::Event& call);
+
+// An import whose module's top level leaves grad mode disabled through imports of its own
+// (`pkg/__init__.py` imports `pkg._setup`, which disables it): the modules it goes through, the
+// last one being the module whose top level disables it; none when that is the module itself.
+// A walk of at most `kMaxImportChain` steps (`cut`: the chain goes on); a cycle ends it too.
+inline constexpr size_t kMaxImportChain = 64;
+struct ImportChain {
+  std::vector<std::string> modules;
+  bool cut = false;
+};
+ImportChain importChain(const ir::SummaryTable& table, const ir::Event& import);
+// "it imports `a`, which imports `b`, whose top level EFFECT": the first few imports, then how
+// many more down to the last.
+std::string importChainText(const ImportChain& chain, std::string_view effect);
 
 // The last component of a dotted (or C++ `::`-qualified) name: helpers read better as `_enter`
 // than fully qualified.

@@ -108,6 +108,9 @@ struct Event {
   std::vector<std::string> argVars; // Call: arguments that are plain names ("" otherwise)
   std::vector<int8_t> argBools;     // Call: 1/0 for literal True/False arguments, -1 otherwise
   std::vector<std::pair<std::string, std::string>> keywordVars; // Call: name=variable arguments
+  // Call: every keyword argument's name with 1/0 for a literal True/False value, -1 otherwise.
+  std::vector<std::pair<std::string, int8_t>> keywordBools;
+  bool argsSplat = false; // Call: a `*args` or `**kwargs` argument (omitted ones are unknown)
   std::string spelled;              // Call: the callee as written (`self.model`, `opt.step`)
   std::vector<std::string> deps;    // Assign: names the value was computed from
   bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view
@@ -148,6 +151,11 @@ struct FunctionIR {
   SourceRange range;         // the whole definition
   SourceRange nameRange;     // where to point when naming the function
   std::vector<std::string> params;
+  // Per parameter: 1/0 for a literal True/False default value, -1 otherwise (C++: empty).
+  std::vector<int8_t> paramDefaults;
+  // How many leading parameters positional arguments can fill (those after `*` or `*args` take
+  // keywords only); -1: all of them.
+  int32_t positionalParams = -1;
   std::vector<std::string> decorators; // resolved qualified names
   bool isGenerator = false;
   bool isAsync = false;

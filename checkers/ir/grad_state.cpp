@@ -23,8 +23,11 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
   FunctionSummary& old = it->second;
   const bool changed = old.mayLeaveDisabled != summary.mayLeaveDisabled ||
                        old.mayLeaveInherited != summary.mayLeaveInherited ||
+                       old.mayLeaveEnabled != summary.mayLeaveEnabled ||
                        old.returnsSavedMode != summary.returnsSavedMode ||
                        old.restoresArgs != summary.restoresArgs ||
+                       old.restoresDefaults != summary.restoresDefaults ||
+                       old.positionalParams != summary.positionalParams ||
                        old.resetsGradients != summary.resetsGradients ||
                        old.offloadsArgs != summary.offloadsArgs ||
                        old.restoresOuterMode != summary.restoresOuterMode ||
@@ -53,9 +56,9 @@ int SummaryTable::callerCount(const std::string& qualifiedName) const {
 
 namespace {
 
-bool unionInto(ToggleSet& into, const ToggleSet& from) {
+template <typename Set> bool unionInto(Set& into, const Set& from) {
   if (from.empty()) return false;
-  ToggleSet merged;
+  Set merged;
   merged.reserve(into.size() + from.size());
   std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(merged));
   if (merged.size() == into.size()) return false;
@@ -96,6 +99,7 @@ void restoreFrom(GradFact& fact, const std::string& var) {
 void setMode(ModeState& mode, bool enabled) {
   mode.inherited = false;
   mode.mayBeEnabled = enabled;
+  mode.fromArgs.clear();
   mode.open.clear();
   mode.guards.clear();
   mode.openWhen.clear();
@@ -167,6 +171,7 @@ bool joinMode(ModeState& into, const ModeState& from) {
             [](const auto& a, const auto& b) { return a.first < b.first; });
   changed |= unionInto(into.open, from.open);
   changed |= unionInto(into.guards, from.guards);
+  changed |= unionInto(into.fromArgs, from.fromArgs);
   into.openWhen = std::move(when);
   if (from.inherited && !into.inherited) into.inherited = changed = true;
   if (from.mayBeEnabled && !into.mayBeEnabled) into.mayBeEnabled = changed = true;
@@ -206,22 +211,6 @@ void forget(ModeState& mode, const std::string& var) {
   std::erase_if(mode.openWhen, [](const auto& entry) { return entry.second.empty(); });
 }
 
-// The argument a call passes for a `restoresArgs` parameter decides what the call does.
-enum class ArgEffect { None, Restore, Enable, Disable };
-
-ArgEffect argEffect(const Event& event, const FunctionSummary& summary, std::string* var) {
-  for (int index : summary.restoresArgs) {
-    const auto at = static_cast<size_t>(index);
-    if (at < event.argBools.size() && event.argBools[at] == 1) return ArgEffect::Enable;
-    if (at < event.argBools.size() && event.argBools[at] == 0) return ArgEffect::Disable;
-    if (at < event.argVars.size() && !event.argVars[at].empty()) {
-      *var = event.argVars[at];
-      return ArgEffect::Restore;
-    }
-  }
-  return ArgEffect::None;
-}
-
 // What returning from a call with this summary does to the caller's mode (its arguments aside).
 void applyReturnEffect(GradFact& out, NodeId id, const FunctionSummary& summary,
                        const GradFact& in) {
@@ -229,7 +218,119 @@ void applyReturnEffect(GradFact& out, NodeId id, const FunctionSummary& summary,
   if (summary.mayLeaveDisabled) openToggle(out, id, in.assumed);
 }
 
+// Grad mode is the value of the analysed function's parameter `index`.
+ModeState modeOfParam(int32_t index) {
+  ModeState mode;
+  mode.inherited = false;
+  mode.fromArgs.push_back(index);
+  return mode;
+}
+
+// True when some mode parameter of the call's callee gets the argument False.
+bool passesFalse(const Event& call, const FunctionSummary& summary) {
+  for (size_t k = 0; k < summary.restoresArgs.size(); ++k) {
+    if (modeArgument(call, summary, k).kind == ModeArgument::Kind::False) return true;
+  }
+  return false;
+}
+
 } // namespace
+
+ModeArgument modeArgument(const Event& call, const FunctionSummary& summary, size_t k) {
+  using Kind = ModeArgument::Kind;
+  ModeArgument argument;
+  if (k >= summary.restoresArgs.size()) return argument;
+  const int index = summary.restoresArgs[k];
+  const auto at = static_cast<size_t>(index);
+  const bool positional = summary.positionalParams < 0 || index < summary.positionalParams;
+  if (positional && at < call.argBools.size()) {
+    if (call.argBools[at] == 1) argument.kind = Kind::True;
+    else if (call.argBools[at] == 0) argument.kind = Kind::False;
+    else if (at < call.argVars.size() && !call.argVars[at].empty()) {
+      argument.kind = Kind::Name;
+      argument.name = call.argVars[at];
+    }
+    return argument;
+  }
+  const std::string& name = k < summary.restoresParams.size() ? summary.restoresParams[k] : "";
+  if (!name.empty()) {
+    for (const auto& [keyword, value] : call.keywordBools) {
+      if (keyword != name) continue;
+      if (value == 1) argument.kind = Kind::True;
+      if (value == 0) argument.kind = Kind::False;
+      for (const auto& [word, var] : call.keywordVars) {
+        if (value >= 0 || word != name) continue;
+        argument.kind = Kind::Name;
+        argument.name = var;
+      }
+      return argument;
+    }
+  }
+  // Omitted (positional arguments that stop short of it, no keyword): its default, unless a
+  // `*args`/`**kwargs` may pass it. A C++ call's arguments are positional only; no defaults.
+  if (call.argsSplat || name.empty()) return argument;
+  const int8_t value = k < summary.restoresDefaults.size() ? summary.restoresDefaults[k] : -1;
+  argument.byDefault = value >= 0;
+  if (value == 1) argument.kind = Kind::True;
+  if (value == 0) argument.kind = Kind::False;
+  return argument;
+}
+
+// What a call does to the caller's mode: the union of what the callee's returns may leave (the
+// caller's mode, its own toggle, grad turned on, or a parameter, whose argument decides).
+void GradStateAnalysis::applyCallEffect(GradFact& out, NodeId id, const Event& call,
+                                        const FunctionSummary& summary,
+                                        const GradFact& in) const {
+  if (summary.restoresArgs.empty()) {
+    applyReturnEffect(out, id, summary, in);
+    return;
+  }
+  std::optional<ModeState> result;
+  auto add = [&](const ModeState& mode) {
+    if (!result) result = mode;
+    else joinMode(*result, mode);
+  };
+  auto enabled = [] {
+    ModeState on;
+    setMode(on, true);
+    return on;
+  };
+  auto disabled = [&] {
+    ModeState off;
+    setMode(off, false);
+    openToggle(off, id, in.assumed);
+    return off;
+  };
+  if (summary.mayLeaveInherited) add(in);
+  if (summary.mayLeaveEnabled) add(enabled());
+  if (summary.mayLeaveDisabled) add(disabled());
+  for (size_t k = 0; k < summary.restoresArgs.size(); ++k) {
+    const ModeArgument argument = modeArgument(call, summary, k);
+    switch (argument.kind) {
+    case ModeArgument::Kind::True: add(enabled()); break;
+    case ModeArgument::Kind::False: add(disabled()); break;
+    case ModeArgument::Kind::Name: {
+      // A mode saved here puts that mode back; a parameter of this function passes its value
+      // on; anything else is a value this analysis does not know, which it does not report.
+      if (const SavedMode* saved = findSaved(in.saved, argument.name)) {
+        add(*saved);
+        break;
+      }
+      if (params_ != nullptr) {
+        const auto param = std::find(params_->begin(), params_->end(), argument.name);
+        if (param != params_->end()) {
+          add(modeOfParam(static_cast<int32_t>(param - params_->begin())));
+          break;
+        }
+      }
+      add(ModeState{});
+      break;
+    }
+    case ModeArgument::Kind::Unknown: add(ModeState{}); break;
+    }
+  }
+  if (result) static_cast<ModeState&>(out) = std::move(*result);
+}
 
 const FunctionSummary* GradStateAnalysis::methodSummary(const Event& event,
                                                         std::string_view method) const {
@@ -285,7 +386,7 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
   }
   case EventKind::RestoreArg: {
     GradFact out = in;
-    static_cast<ModeState&>(out) = ModeState{};
+    static_cast<ModeState&>(out) = event.argIndex >= 0 ? modeOfParam(event.argIndex) : ModeState{};
     return out;
   }
   // A grad-mode with-block (or decorator) saves the mode on entry and puts it back on exit, so
@@ -375,18 +476,8 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
       if (summary->mayLeaveDisabled) openToggle(out, id, in.assumed);
       return out;
     }
-    std::string var;
-    switch (argEffect(event, *summary, &var)) {
-    case ArgEffect::Restore: restoreFrom(out, var); return out;
-    case ArgEffect::Enable: setMode(out, true); return out;
-    case ArgEffect::Disable:
-      setMode(out, false);
-      openToggle(out, id, in.assumed);
-      return out;
-    case ArgEffect::None: break;
-    }
     if (summary->returnsSavedMode && !event.var.empty()) storeSaved(out, event.var, in);
-    applyReturnEffect(out, id, *summary, in);
+    applyCallEffect(out, id, event, *summary, in);
     return out;
   }
   default: return in;
@@ -396,17 +487,16 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
 GradFact GradStateAnalysis::exceptionFact(NodeId id, const Node& node, const GradFact& in) const {
   const FunctionSummary* summary = summaryFor(node.event);
   if (summary == nullptr) return in;
-  std::string var;
-  const ArgEffect effect = argEffect(node.event, *summary, &var);
-  const bool restores = effect == ArgEffect::Restore || effect == ArgEffect::Enable ||
-                        summary->restoresOuterMode ||
-                        (effect == ArgEffect::None && !summary->mayLeaveDisabled &&
-                         !summary->mayLeaveInherited);
+  // A helper that sets the mode whatever happens (it never returns the caller's mode, and
+  // disables nothing here) counts as having set it: `finally: _leave(prev)`.
+  const bool restores = summary->restoresOuterMode ||
+                        (!summary->mayLeaveDisabled && !summary->mayLeaveInherited &&
+                         !passesFalse(node.event, *summary));
   return restores ? transfer(id, node, in) : in;
 }
 
 NodeId certainlyDisabledBy(const FunctionIR& fn, const ModeState& fact) {
-  if (fact.inherited || fact.mayBeEnabled) return kNoNode;
+  if (fact.inherited || fact.mayBeEnabled || !fact.fromArgs.empty()) return kNoNode;
   // Every toggle in force must turn grad off (not `set_grad_enabled(flag)`).
   const bool allDisable = std::all_of(fact.open.begin(), fact.open.end(), [&](NodeId toggle) {
     const Event& t = fn.nodes[toggle].event;
@@ -428,14 +518,11 @@ bool isToggle(const Node& node, const GradStateAnalysis& analysis) {
   }
   const FunctionSummary* summary = analysis.summaryFor(event);
   if (summary == nullptr) return false;
-  std::string var;
-  const ArgEffect effect = argEffect(event, *summary, &var);
-  if (effect != ArgEffect::None) return effect == ArgEffect::Disable;
-  return summary->mayLeaveDisabled;
+  return summary->mayLeaveDisabled || passesFalse(event, *summary);
 }
 
 GradStateReport analyzeGradState(const FunctionIR& fn, const SummaryTable* summaries) {
-  GradStateAnalysis analysis(summaries, fn.qualifiedName);
+  GradStateAnalysis analysis(summaries, fn.qualifiedName, &fn.params);
   GradStateReport report;
   report.flow = solveForward(fn, analysis);
 

@@ -16,8 +16,15 @@ namespace gradlint::ir {
 struct FunctionSummary {
   bool mayLeaveDisabled = false; // some return leaves a toggle of its own in effect
   bool mayLeaveInherited = true; // some return leaves the caller's mode as it was
+  bool mayLeaveEnabled = false;  // some return leaves grad mode turned on by itself
   bool returnsSavedMode = false; // returns the mode it saved (prev = _enter())
-  std::vector<int> restoresArgs; // set_grad_enabled(param) for these parameters
+  // Some return leaves the mode the caller passed in these parameters (sorted): the function
+  // sets it with `set_grad_enabled(param)`, or hands the parameter to a function that does.
+  // A call substitutes its argument: True, False, a saved mode, a parameter of its own.
+  std::vector<int> restoresArgs;
+  std::vector<std::string> restoresParams; // their names, for keyword arguments
+  std::vector<int8_t> restoresDefaults;    // their defaults: 1/0 for True/False, -1 none or other
+  int positionalParams = -1; // how many parameters positional arguments fill; -1: all
   // Resets gradients somewhere in its body (a training loop calling it resets too).
   bool resetsGradients = false;
   std::vector<int> offloadsArgs; // parameters it attaches offload hooks to (and leaves on)
@@ -34,6 +41,9 @@ struct FunctionSummary {
   std::string toggleOrigin; // the distribution holding the toggle ("name version"), if installed
   // A module's top level (what importing it does), not a function: only imports reach it.
   bool moduleTopLevel = false;
+  // When the toggle behind mayLeaveDisabled is an import: the module imported (whose summary
+  // says the same, one import further), so a report can name the chain of imports.
+  std::string importVia;
   // Puts back a mode saved outside it: `torch.set_grad_enabled(self.prev)` in an `__exit__` or
   // `__call__`, where `__init__` or `__enter__` saved `self.prev`.
   bool restoresOuterMode = false;
@@ -94,6 +104,9 @@ using Assumptions = std::vector<Assumption>; // sorted by key, one outcome per k
 struct ModeState {
   bool inherited = true;     // the caller's grad mode may still be in effect
   bool mayBeEnabled = false; // some path turned grad on itself (set_grad_enabled(True), ...)
+  // Parameters whose value may be the mode (set_grad_enabled(param)), sorted: the caller's
+  // argument decides, as with an inherited mode.
+  std::vector<int32_t> fromArgs;
   ToggleSet open;            // toggles whose effect may be in force
   ToggleSet guards;          // disabling regions in force (no_grad blocks): they restore on exit
   // Open toggles made under branch outcomes (`if self.flag:`), sorted by toggle: every path on
@@ -114,8 +127,11 @@ class GradStateAnalysis {
 public:
   // `self` is the analysed function's qualified name: a recursive call is not a call to a
   // summarised helper (its effects are the function's own, already on the path).
-  explicit GradStateAnalysis(const SummaryTable* summaries, std::string self = {})
-      : summaries_(summaries), self_(std::move(self)) {}
+  // `params`: the analysed function's parameters, so that one handed on to a helper that sets
+  // the mode from it makes the mode that parameter's value.
+  explicit GradStateAnalysis(const SummaryTable* summaries, std::string self = {},
+                             const std::vector<std::string>* params = nullptr)
+      : summaries_(summaries), self_(std::move(self)), params_(params) {}
   GradFact entryFact() const { return {}; }
   bool join(GradFact& into, const GradFact& from) const;
   GradFact transfer(NodeId id, const Node& node, const GradFact& in) const;
@@ -128,9 +144,26 @@ public:
   const FunctionSummary* methodSummary(const Event& event, std::string_view method) const;
 
 private:
+  void applyCallEffect(GradFact& out, NodeId id, const Event& call,
+                       const FunctionSummary& summary, const GradFact& in) const;
+
   const SummaryTable* summaries_;
   std::string self_;
+  const std::vector<std::string>* params_;
 };
+
+// The mode a caller decides: its own (inherited) or one of its parameters.
+inline bool callerDecides(const ModeState& mode) {
+  return mode.inherited || !mode.fromArgs.empty();
+}
+
+// What a call passes for the parameter `restoresArgs[k]` of its callee's summary.
+struct ModeArgument {
+  enum class Kind : uint8_t { Unknown, True, False, Name } kind = Kind::Unknown;
+  std::string name;       // Kind::Name: the variable passed
+  bool byDefault = false; // omitted: the parameter's default value
+};
+ModeArgument modeArgument(const Event& call, const FunctionSummary& summary, size_t k);
 
 // A node that starts a toggle: SetGrad that may disable, or a call to a function whose summary
 // says it may return with grad disabled.

@@ -3,6 +3,9 @@
 #include "checkers/ir/placement.h"
 
 #include <algorithm>
+#include <deque>
+#include <iterator>
+#include <numeric>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -55,12 +58,6 @@ void summarizeOffloads(const FunctionIR& fn, const SummaryTable& table, const st
   }
 }
 
-bool callsAny(const FunctionIR& fn, const std::unordered_set<std::string>& names) {
-  return std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& node) {
-    return node.event.kind == EventKind::Call && names.count(node.event.callee) != 0;
-  });
-}
-
 // A name that stands for another's summary: a class for its `__init__`, a re-export for what it
 // imports.
 struct NameLink {
@@ -87,46 +84,29 @@ std::vector<NameLink> reexportLinks(const std::vector<const ModuleIR*>& modules,
 // The methods that make a class's calls, `with` blocks and decorator uses change grad mode.
 constexpr std::string_view kContextMethods[] = {"__enter__", "__exit__", "__call__"};
 
-// Gives each class its constructor's summary (without the returned mode: `Cls()` returns the
-// instance), marked as a context class when its `with` or decorator methods have summaries;
-// each other linked name its target's. A chain of links settles over the rounds: each name
-// changed here is in `changed`, so its callers are analysed again (a class whose method changed
-// too: its `with` blocks read that method).
-void addDerivedNames(SummaryTable& table, const std::vector<std::string>& classNames,
-                     const std::unordered_map<std::string, const FunctionIR*>& exits,
-                     const std::vector<NameLink>& aliases,
-                     std::unordered_set<std::string>& changed) {
-  std::unordered_set<std::string_view> classes; // given their constructor's summary
-  for (const std::string& name : classNames) {
-    const FunctionSummary* init = table.find(name + ".__init__");
-    bool context = false;
-    bool methodChanged = changed.count(name + ".__init__") != 0;
-    for (std::string_view method : kContextMethods) {
-      const std::string qualified = name + "." + std::string(method);
-      context = context || table.find(qualified) != nullptr;
-      methodChanged = methodChanged || changed.count(qualified) != 0;
-    }
-    FunctionSummary summary = init != nullptr ? *init : FunctionSummary();
-    summary.returnsSavedMode = false;
-    summary.restoresOuterMode = false;
-    summary.contextClass = context;
-    const auto exit = exits.find(name);
-    summary.exitKeepsMode = context && exit != exits.end() && exit->second->entry != kNoNode &&
-                            table.find(name + ".__exit__") == nullptr &&
-                            exitKeepsEnterMode(*exit->second, table);
-    if (!summary.affectsCallers()) continue;
-    classes.insert(name);
-    if (table.update(name, summary) || methodChanged) changed.insert(name);
+// Gives class `name` its constructor's summary (without the returned mode: `Cls()` returns the
+// instance), marked as a context class when its `with` or decorator methods have summaries.
+// Returns whether the class has effects (its summary was stored); `changed` says whether the
+// stored summary changed.
+bool updateClass(SummaryTable& table, const std::string& name,
+                 const std::unordered_map<std::string, const FunctionIR*>& exits, bool& changed) {
+  changed = false;
+  const FunctionSummary* init = table.find(name + ".__init__");
+  bool context = false;
+  for (std::string_view method : kContextMethods) {
+    context = context || table.find(name + "." + std::string(method)) != nullptr;
   }
-  for (const NameLink& link : aliases) {
-    // A class defined here whose constructor has effects keeps them; an import of the same
-    // name (a fallback) does not replace them.
-    if (classes.count(link.name) != 0) continue;
-    const FunctionSummary* target = table.find(link.target);
-    if (target == nullptr) continue;
-    const FunctionSummary copy = *target; // update() may rehash the table
-    if (table.update(link.name, copy)) changed.insert(link.name);
-  }
+  FunctionSummary summary = init != nullptr ? *init : FunctionSummary();
+  summary.returnsSavedMode = false;
+  summary.restoresOuterMode = false;
+  summary.contextClass = context;
+  const auto exit = exits.find(name);
+  summary.exitKeepsMode = context && exit != exits.end() && exit->second->entry != kNoNode &&
+                          table.find(name + ".__exit__") == nullptr &&
+                          exitKeepsEnterMode(*exit->second, table);
+  if (!summary.affectsCallers()) return false;
+  changed = table.update(name, summary);
+  return true;
 }
 
 // What importing a module does to the importer: only a grad mode its top level leaves
@@ -138,6 +118,7 @@ FunctionSummary importEffect(const FunctionSummary& topLevel) {
   effect.toggleRange = topLevel.toggleRange;
   effect.toggleText = topLevel.toggleText;
   effect.toggleOrigin = topLevel.toggleOrigin;
+  effect.importVia = topLevel.importVia;
   effect.moduleTopLevel = true;
   return effect;
 }
@@ -198,14 +179,16 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
                      [&](const SavedMode& s) { return s.var == event.var; })) {
       summary.restoresOuterMode = true;
     }
-    if (event.kind == EventKind::RestoreArg && event.argIndex >= 0 &&
-        std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), event.argIndex) ==
-            summary.restoresArgs.end()) {
-      summary.restoresArgs.push_back(event.argIndex);
-    }
     if (event.kind != EventKind::Return && event.kind != EventKind::FallThrough) continue;
     anyReturn = true;
     summary.mayLeaveInherited = summary.mayLeaveInherited || in.inherited;
+    summary.mayLeaveEnabled = summary.mayLeaveEnabled || in.mayBeEnabled;
+    for (const int32_t param : in.fromArgs) {
+      if (std::find(summary.restoresArgs.begin(), summary.restoresArgs.end(), param) ==
+          summary.restoresArgs.end()) {
+        summary.restoresArgs.push_back(param);
+      }
+    }
     if (!in.open.empty()) {
       summary.mayLeaveDisabled = true;
       if (rootToggle == kNoNode) rootToggle = in.open.front();
@@ -219,6 +202,30 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
   if (!anyReturn) summary.mayLeaveInherited = true; // always raises: no effect on callers
   summarizeOffloads(fn, table, path, summary);
   std::sort(summary.restoresArgs.begin(), summary.restoresArgs.end());
+  for (const int param : summary.restoresArgs) {
+    const auto at = static_cast<size_t>(param);
+    summary.restoresParams.push_back(at < fn.params.size() ? fn.params[at] : std::string());
+    summary.restoresDefaults.push_back(at < fn.paramDefaults.size() ? fn.paramDefaults[at] : -1);
+  }
+  if (!summary.restoresArgs.empty()) summary.positionalParams = fn.positionalParams;
+  if (rootToggle == kNoNode && !summary.restoresArgs.empty()) {
+    // No toggle of its own: point at where it sets the mode from a parameter (through helpers
+    // it hands the parameter to, the innermost one), for a caller that passes False.
+    for (NodeId id = 0; id < fn.nodes.size() && rootToggle == kNoNode; ++id) {
+      const Event& event = fn.nodes[id].event;
+      if (!report.flow.reached[id]) continue;
+      if (event.kind == EventKind::RestoreArg &&
+          std::binary_search(summary.restoresArgs.begin(), summary.restoresArgs.end(),
+                             event.argIndex)) {
+        rootToggle = id;
+      } else if (event.kind == EventKind::Call) {
+        const FunctionSummary* inner = table.findFor(event);
+        if (inner != nullptr && !inner->restoresArgs.empty() && !inner->togglePath.empty()) {
+          rootToggle = id;
+        }
+      }
+    }
+  }
   if (rootToggle != kNoNode) {
     // Point at the root cause: through a chain of helpers, the toggle that started it.
     const Event& toggle = fn.nodes[rootToggle].event;
@@ -229,6 +236,7 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
       summary.toggleRange = inner->toggleRange;
       summary.toggleText = inner->toggleText;
       summary.toggleOrigin = inner->toggleOrigin;
+      if (toggle.importsModule) summary.importVia = toggle.callee;
     } else {
       summary.togglePath = path;
       summary.toggleRange = toggle.range;
@@ -265,9 +273,6 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   // A name defined twice (two scripts with one stem, a def under if/else) is ambiguous:
   // leave it unsummarised rather than guess which definition a call reaches.
   std::erase_if(candidates, [&](const Candidate& c) { return definitions[*c.name] > 1; });
-  // Summaries only grow (more effects become visible), so this reaches a fixpoint; the bound
-  // keeps a pathological call graph from running long. A function's analysis reads the table
-  // only at its calls, so after the first round only callers of a changed summary are redone.
   // `Cls()` runs `Cls.__init__`: the class's name stands for its constructor's summary, and
   // for its `with` and decorator methods.
   std::vector<std::string> classNames;
@@ -293,28 +298,129 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
     }
   }
   const std::vector<NameLink> aliases = reexportLinks(modules, definitions);
-  constexpr int kMaxRounds = 16;
-  std::unordered_set<std::string> changed;
-  bool converged = false;
-  for (int round = 0; round < kMaxRounds && !converged; ++round) {
-    std::unordered_set<std::string> changedNow;
-    for (const Candidate& candidate : candidates) {
-      const FunctionIR& fn = *candidate.fn;
-      if (round > 0 && !callsAny(fn, changed)) continue;
-      if (!touchesGradMode(fn, table)) continue;
-      GradStateReport report = analyzeGradState(fn, &table);
-      FunctionSummary summary =
-          summarize(fn, report, table, candidate.module->path, candidate.module->origin);
-      if (fn.kind == UnitKind::Module) summary = importEffect(summary);
-      const std::string& name = *candidate.name;
-      if (summary.affectsCallers() || table.find(name) != nullptr) {
-        if (table.update(name, summary)) changedNow.insert(name);
+
+  // A worklist over the names whose summaries changed: each change queues the functions that
+  // read that name (their calls, imports and `with` blocks name it) and the names derived from
+  // it (a class from its methods, a re-export from what it imports). Summaries only grow (more
+  // effects become visible), so this settles; a chain of imports or calls of any depth settles
+  // in one pass along it, with no recursion. A cap on the analyses of one function keeps a
+  // pathological call graph from running long.
+  std::unordered_map<std::string_view, std::vector<uint32_t>> readers;
+  for (uint32_t i = 0; i < candidates.size(); ++i) {
+    for (const Node& node : candidates[i].fn->nodes) {
+      const Event& event = node.event;
+      if (event.callee.empty() ||
+          (event.kind != EventKind::Call && event.kind != EventKind::EnterGuard &&
+           event.kind != EventKind::ExitGuard)) {
+        continue;
       }
-      if (reports != nullptr) (*reports)[&fn] = std::move(report);
+      std::vector<uint32_t>& list = readers[event.callee];
+      if (list.empty() || list.back() != i) list.push_back(i);
     }
-    addDerivedNames(table, classNames, exits, aliases, changedNow);
-    converged = changedNow.empty();
-    changed = std::move(changedNow);
+  }
+  // Derived names: the classes (index < classNames.size()), then the re-export links.
+  constexpr size_t kMethods = std::size(kContextMethods) + 1; // and `__init__`
+  std::vector<std::string> methodNames; // the keys of derivedReaders view them
+  methodNames.reserve(classNames.size() * kMethods);
+  for (const std::string& name : classNames) {
+    methodNames.push_back(name + ".__init__");
+    for (std::string_view method : kContextMethods) {
+      methodNames.push_back(name + "." + std::string(method));
+    }
+  }
+  std::unordered_map<std::string_view, std::vector<uint32_t>> derivedReaders;
+  auto dependsOn = [&](std::string_view name, uint32_t derived) {
+    std::vector<uint32_t>& list = derivedReaders[name];
+    if (list.empty() || list.back() != derived) list.push_back(derived);
+  };
+  for (uint32_t c = 0; c < classNames.size(); ++c) {
+    for (size_t m = 0; m < kMethods; ++m) dependsOn(methodNames[c * kMethods + m], c);
+    // Whether its `__exit__` keeps the mode reads the summaries of what that calls.
+    if (const auto exit = exits.find(classNames[c]); exit != exits.end()) {
+      for (const Node& node : exit->second->nodes) {
+        if (node.event.kind == EventKind::Call && !node.event.callee.empty()) {
+          dependsOn(node.event.callee, c);
+        }
+      }
+    }
+  }
+  for (uint32_t a = 0; a < aliases.size(); ++a) {
+    dependsOn(aliases[a].target, static_cast<uint32_t>(classNames.size() + a));
+  }
+
+  const size_t derivedCount = classNames.size() + aliases.size();
+  std::deque<uint32_t> queue(candidates.size());
+  std::iota(queue.begin(), queue.end(), 0U);
+  std::vector<char> queued(candidates.size(), 1);
+  std::deque<uint32_t> derivedQueue(derivedCount);
+  std::iota(derivedQueue.begin(), derivedQueue.end(), 0U);
+  std::vector<char> derivedQueued(derivedCount, 1);
+  std::vector<char> methodChanged(classNames.size(), 0);
+  std::vector<uint16_t> visits(candidates.size(), 0);
+  std::unordered_set<std::string> classesWithEffects;
+  constexpr uint16_t kMaxVisits = 32;
+  bool converged = true;
+  auto changedName = [&](const std::string& name) {
+    if (const auto found = readers.find(name); found != readers.end()) {
+      for (uint32_t reader : found->second) {
+        if (queued[reader] != 0) continue;
+        queued[reader] = 1;
+        queue.push_back(reader);
+      }
+    }
+    if (const auto found = derivedReaders.find(name); found != derivedReaders.end()) {
+      for (uint32_t derived : found->second) {
+        // A class whose method changed: its `with` blocks read that method.
+        if (derived < classNames.size()) methodChanged[derived] = 1;
+        if (derivedQueued[derived] != 0) continue;
+        derivedQueued[derived] = 1;
+        derivedQueue.push_back(derived);
+      }
+    }
+  };
+  while (!queue.empty() || !derivedQueue.empty()) {
+    if (queue.empty()) {
+      const uint32_t derived = derivedQueue.front();
+      derivedQueue.pop_front();
+      derivedQueued[derived] = 0;
+      if (derived < classNames.size()) {
+        const std::string& name = classNames[derived];
+        bool changed = false;
+        if (updateClass(table, name, exits, changed)) classesWithEffects.insert(name);
+        const bool method = methodChanged[derived] != 0;
+        methodChanged[derived] = 0;
+        if (changed || (method && classesWithEffects.count(name) != 0)) changedName(name);
+        continue;
+      }
+      const NameLink& link = aliases[derived - classNames.size()];
+      // A class defined here whose constructor has effects keeps them; an import of the same
+      // name (a fallback) does not replace them.
+      if (classesWithEffects.count(link.name) != 0) continue;
+      const FunctionSummary* target = table.find(link.target);
+      if (target == nullptr) continue;
+      const FunctionSummary copy = *target; // update() may rehash the table
+      if (table.update(link.name, copy)) changedName(link.name);
+      continue;
+    }
+    const uint32_t index = queue.front();
+    queue.pop_front();
+    queued[index] = 0;
+    if (++visits[index] > kMaxVisits) {
+      converged = false;
+      continue;
+    }
+    const Candidate& candidate = candidates[index];
+    const FunctionIR& fn = *candidate.fn;
+    if (!touchesGradMode(fn, table)) continue;
+    GradStateReport report = analyzeGradState(fn, &table);
+    FunctionSummary summary =
+        summarize(fn, report, table, candidate.module->path, candidate.module->origin);
+    if (fn.kind == UnitKind::Module) summary = importEffect(summary);
+    const std::string& name = *candidate.name;
+    if (summary.affectsCallers() || table.find(name) != nullptr) {
+      if (table.update(name, summary)) changedName(name);
+    }
+    if (reports != nullptr) (*reports)[&fn] = std::move(report);
   }
   if (!converged && reports != nullptr) reports->clear();
   // Call sites are counted only for the functions the rules ask about, those defined in the

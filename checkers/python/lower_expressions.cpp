@@ -306,15 +306,20 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
     const Kind kind = kindOf(argument);
     if (kind == Kind::keyword_argument) {
       TSNode value = unparenthesize(field(argument, f.value));
-      if (kindOf(value) == Kind::identifier) {
-        event.keywordVars.emplace_back(text(field(argument, f.name), source_),
-                                       text(value, source_));
-      }
+      const Kind valueKind = kindOf(value);
+      const std::string_view name = text(field(argument, f.name), source_);
+      if (valueKind == Kind::identifier) event.keywordVars.emplace_back(name, text(value, source_));
+      event.keywordBools.emplace_back(name, valueKind == Kind::true_    ? 1
+                                            : valueKind == Kind::false_ ? 0
+                                                                        : -1);
       continue;
     }
     if (kind == Kind::comment) continue;
     // Only the positional arguments before any *args line up with parameters.
-    if (kind == Kind::list_splat || kind == Kind::dictionary_splat) positionalDone = true;
+    if (kind == Kind::list_splat || kind == Kind::dictionary_splat) {
+      positionalDone = true;
+      event.argsSplat = true;
+    }
     if (positionalDone) continue;
     TSNode value = unparenthesize(argument);
     event.argVars.emplace_back(kindOf(value) == Kind::identifier ? text(value, source_)

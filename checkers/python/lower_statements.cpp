@@ -93,23 +93,42 @@ void UnitLowerer::lower() {
   if (unit_.kind == ir::UnitKind::Function || unit_.kind == ir::UnitKind::Lambda) {
     TSNode parameters = field(unit_.node, f.parameters);
     if (!isNull(parameters)) {
+      // Parameters after `*` or `*args` take keywords only.
+      auto keywordsOnlyFromHere = [&] {
+        if (fn_.positionalParams < 0) {
+          fn_.positionalParams = static_cast<int32_t>(fn_.params.size());
+        }
+      };
       for (TSNode parameter : children(parameters)) {
+        int8_t defaultValue = -1;
         switch (kindOf(parameter)) {
         case Kind::identifier: fn_.params.emplace_back(text(parameter, source_)); break;
         case Kind::default_parameter:
-        case Kind::typed_default_parameter:
+        case Kind::typed_default_parameter: {
           fn_.params.emplace_back(text(field(parameter, f.name), source_));
+          const Kind value = kindOf(unparenthesize(field(parameter, f.value)));
+          defaultValue = value == Kind::true_ ? 1 : value == Kind::false_ ? 0 : -1;
           break;
+        }
         case Kind::typed_parameter: {
           std::vector<TSNode> parts = children(parameter);
-          fn_.params.emplace_back(parts.empty() ? std::string_view("*")
-                                                : text(parts.front(), source_));
+          const Kind first = parts.empty() ? Kind::other : kindOf(parts.front());
+          const bool splat =
+              first == Kind::list_splat_pattern || first == Kind::dictionary_splat_pattern;
+          if (splat) keywordsOnlyFromHere();
+          fn_.params.emplace_back(parts.empty() || splat ? std::string_view("*")
+                                                         : text(parts.front(), source_));
           break;
         }
         case Kind::list_splat_pattern:
-        case Kind::dictionary_splat_pattern: fn_.params.emplace_back("*"); break;
-        default: break;
+        case Kind::dictionary_splat_pattern:
+          keywordsOnlyFromHere();
+          fn_.params.emplace_back("*");
+          break;
+        case Kind::keyword_separator: keywordsOnlyFromHere(); continue;
+        default: continue;
         }
+        fn_.paramDefaults.push_back(defaultValue);
       }
     }
   }
@@ -152,6 +171,8 @@ void UnitLowerer::lower() {
   }
   if (unit_.classUnit >= 0 && !fn_.params.empty() && !fn_.hasDecorator("staticmethod")) {
     fn_.params.erase(fn_.params.begin());
+    fn_.paramDefaults.erase(fn_.paramDefaults.begin());
+    if (fn_.positionalParams > 0) --fn_.positionalParams;
   }
 
   TSNode last{};
@@ -753,6 +774,13 @@ void UnitLowerer::lowerImport(TSNode statement) {
     // no call to the API it names.
     const std::string_view top = std::string_view(module).substr(0, module.find('.'));
     if (top == "torch" || top == "functorch" || top == "torchgen") continue;
+    // This module, or a package above it (`from . import sub` in `pkg/mod.py` imports `pkg`):
+    // Python imports the packages above a module before its top level runs, so the import finds
+    // them in `sys.modules` (finished, or under way in a cycle) and runs nothing.
+    const std::string& self = module_.resolver.moduleName();
+    if (self.starts_with(module) && (self.size() == module.size() || self[module.size()] == '.')) {
+      continue;
+    }
     Event event;
     event.kind = EventKind::Call;
     event.importsModule = true;

@@ -25,6 +25,7 @@ namespace gradlint::python {
   X(as_pattern) X(comparison_operator) X(generator_expression) X(list_splat) X(dictionary_splat) \
   X(parameters) X(lambda_parameters) X(default_parameter) X(typed_parameter)                     \
   X(typed_default_parameter) X(list_splat_pattern) X(dictionary_splat_pattern) X(pattern_list)   \
+  X(keyword_separator)                                                                           \
   X(tuple_pattern) X(expression_list) X(tuple) X(dictionary) X(pair) X(none) X(list_comprehension) X(set_comprehension) X(dictionary_comprehension) X(type_alias_statement) X(named_expression) X(not_operator) \
   X(boolean_operator) X(list) X(list_pattern) X(for_in_clause) X(global_statement)                \
   X(nonlocal_statement) X(conditional_expression) X(ERROR)

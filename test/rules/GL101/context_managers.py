@@ -107,7 +107,7 @@ def uses_decorator():
 # puts the mode back (PyTorch shipped this twice, in `_force_original_view_tracking` and
 # `enforce_grad_layout_policy`). Reported at the decorator.
 def defines_with_leaky_decorator():
-    # CHECK: [[@LINE+1]]:6: GL101 `SetGradLike()` returns with grad mode disabled and `defines_with_leaky_decorator` returns without restoring it
+    # CHECK: [[@LINE+1]]:6: GL101 `SetGradLike()` sets grad mode from its `mode` argument, False here, and `defines_with_leaky_decorator` returns with it still disabled
     @SetGradLike(False)
     def evaluate(model, batch):
         return model(batch)

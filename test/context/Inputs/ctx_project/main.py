@@ -9,14 +9,14 @@ def evaluate(model, batch):
 
 
 def switches(model, batch):
-    # CHECK: main.py:[[@LINE+1]]:10: GL101 `SwitchesOnly()` returns with grad mode disabled and `switches` returns without restoring it
+    # CHECK: main.py:[[@LINE+1]]:10: GL101 `SwitchesOnly()` sets grad mode from its `mode` argument, False here, and `switches` returns with it still disabled
     with SwitchesOnly(False):
         out = model(batch)
     return out
 
 
 def decorates():
-    # CHECK: main.py:[[@LINE+1]]:6: GL101 `SetGradLike()` returns with grad mode disabled and `decorates` returns without restoring it
+    # CHECK: main.py:[[@LINE+1]]:6: GL101 `SetGradLike()` sets grad mode from its `mode` argument, False here, and `decorates` returns with it still disabled
     @SetGradLike(False)
     def inner(model, batch):
         return model(batch)
