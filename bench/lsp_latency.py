@@ -3,8 +3,12 @@ publishDiagnostics for that version, on a generated 5,000-line Python file in wh
 function uses the grad-mode API (so partial parsing skips nothing). Run by hand:
 
     /usr/bin/python3 bench/lsp_latency.py build/bin/gradlint [--lines 5000] [--edits 50] [--class]
+    /usr/bin/python3 bench/lsp_latency.py build/bin/gradlint --file REPO/pkg/module.py [--root REPO]
 
---class makes the functions methods of one class (a long nn.Module or trainer).
+--class makes the functions methods of one class (a long nn.Module or trainer). --file opens a
+file of a real repository instead (its workspace folder is --root, by default the nearest folder
+above it with a .git, pyproject.toml or setup.py), so the server works with that project's
+context, as in an editor: the edits type into a new comment line in the middle of the file.
 
 The server runs with --debounce-ms 0, so this measures analysis plus transport; an editor
 also waits the debounce (50 ms by default) after the last keystroke.
@@ -44,6 +48,19 @@ def generate(lines, in_class=False):
     # One leak, so every analysis has a finding to publish.
     out += ["def leak(model):", "    torch.set_grad_enabled(False)", "    return model", ""]
     return "\n".join(out) + "\n"
+
+
+def project_root(path):
+    """The nearest folder above `path` that holds a .git, pyproject.toml or setup.py."""
+    folder = os.path.dirname(path)
+    while True:
+        if any(os.path.exists(os.path.join(folder, marker))
+               for marker in (".git", "pyproject.toml", "setup.py")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return os.path.dirname(path)
+        folder = parent
 
 
 def cpu_seconds(pid):
@@ -90,12 +107,32 @@ def main():
     parser.add_argument("--edits", type=int, default=50)
     parser.add_argument("--class", dest="in_class", action="store_true",
                         help="the functions as methods of one class")
+    parser.add_argument("--file", help="a file of a real repository to open and edit")
+    parser.add_argument("--root", help="its workspace folder (default: its project root)")
     args = parser.parse_args()
-    text = generate(args.lines, args.in_class)
-    folder = tempfile.mkdtemp()
-    uri = f"file://{folder}/bench.py"
+    root = None
+    if args.file:
+        path = os.path.abspath(args.file)
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+        root = os.path.abspath(args.root) if args.root else project_root(path)
+        # A new comment line in the middle: each edit types one more character into it.
+        lines = text.split("\n")
+        middle = len(lines) // 2
+        lines.insert(middle, "#")
+        text = "\n".join(lines)
+        uri = f"file://{path}"
+    else:
+        text = generate(args.lines, args.in_class)
+        middle = text.count("\n") // 2
+        folder = tempfile.mkdtemp()
+        uri = f"file://{folder}/bench.py"
     server = Server(args.gradlint)
-    server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    params = {"capabilities": {}}
+    if root:
+        params["rootUri"] = f"file://{root}"
+        params["workspaceFolders"] = [{"uri": f"file://{root}", "name": os.path.basename(root)}]
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
     server.receive()
     server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     start = time.perf_counter()
@@ -105,7 +142,6 @@ def main():
     open_ms = (time.perf_counter() - start) * 1000
     timings = []
     cpu_before = cpu_seconds(server.process.pid)
-    middle = text.count("\n") // 2
     for version in range(2, args.edits + 2):
         # Type one character into a comment in the middle of the file, as a user would.
         change = {"range": {"start": {"line": middle, "character": 0},
@@ -120,8 +156,12 @@ def main():
     server.send({"jsonrpc": "2.0", "method": "exit"})
     server.process.wait(timeout=10)
     timings.sort()
-    print(f"file: {args.lines} lines{' (one class)' if args.in_class else ''}, {len(text)} bytes; "
-          f"{len(published['params']['diagnostics'])} finding(s)")
+    if args.file:
+        print(f"file: {args.file} in {root}, {len(text)} bytes; "
+              f"{len(published['params']['diagnostics'])} finding(s)")
+    else:
+        print(f"file: {args.lines} lines{' (one class)' if args.in_class else ''}, "
+              f"{len(text)} bytes; {len(published['params']['diagnostics'])} finding(s)")
     print(f"didOpen -> publishDiagnostics: {open_ms:.1f} ms")
     print(f"didChange -> publishDiagnostics over {len(timings)} edits: "
           f"median {statistics.median(timings):.1f} ms, "

@@ -49,6 +49,32 @@ std::vector<std::vector<std::string>> projectAttributesRead(
   });
 }
 
+} // namespace gradlint::context_detail
+
+namespace gradlint {
+
+std::string contextDemandKey(std::string_view text) {
+  using namespace context_detail;
+  const std::vector<python::ImportStatement> imports = python::scanImports(text);
+  KeyHasher key;
+  key.add(static_cast<uint64_t>(imports.size()));
+  for (const python::ImportStatement& statement : imports) {
+    key.add(static_cast<uint64_t>(statement.level) << 1 | static_cast<uint64_t>(statement.isFrom));
+    key.add(statement.module);
+    key.add(static_cast<uint64_t>(statement.names.size()));
+    for (const std::string& name : statement.names) key.add(name);
+  }
+  for (const std::vector<std::string>& attributes : projectAttributesRead(text, imports)) {
+    key.add(static_cast<uint64_t>(attributes.size()));
+    for (const std::string& attribute : attributes) key.add(attribute);
+  }
+  return key.hex();
+}
+
+} // namespace gradlint
+
+namespace gradlint::context_detail {
+
 size_t ContextCollector::distributionIndex(const Distribution& distribution) {
   const std::string label = distribution.label();
   auto [found, added] = distributionIndex_.try_emplace(label, report_.distributionsRead.size());
@@ -593,13 +619,7 @@ std::vector<FileInput> ContextCollector::run() {
   return inputs;
 }
 
-void ContextCollector::storeSnapshot(const fs::path& file,
-                                     const std::vector<FileInput>& inputs) const {
-  // A run that read installed modules writes their distribution's entry after the analysis:
-  // the next run reads that entry instead, and stores the snapshot.
-  for (const DistributionRead& read : report_.distributionsRead) {
-    if (read.grew) return;
-  }
+std::vector<std::string> ContextCollector::pathsLookedAt() const {
   std::vector<std::string> paths = searchFoldersTried_;
   for (const FileInput& input : checked_) {
     if (isPythonPath(input.ref.path)) paths.push_back(input.ref.path);
@@ -611,8 +631,18 @@ void ContextCollector::storeSnapshot(const fs::path& file,
   for (const std::string& path : paths) {
     if (once.insert(path).second) unique.push_back(path);
   }
+  return unique;
+}
+
+void ContextCollector::storeSnapshot(const fs::path& file,
+                                     const std::vector<FileInput>& inputs) const {
+  // A run that read installed modules writes their distribution's entry after the analysis:
+  // the next run reads that entry instead, and stores the snapshot.
+  for (const DistributionRead& read : report_.distributionsRead) {
+    if (read.grew) return;
+  }
   std::optional<std::vector<std::pair<std::string, std::optional<FileStat>>>> seen =
-      statForSnapshot(unique, startedNs_);
+      statForSnapshot(pathsLookedAt(), startedNs_);
   if (!seen) return; // something changed just before or during the run: not remembered yet
   ContextSnapshot snapshot;
   snapshot.takenNs = startedNs_;

@@ -252,6 +252,11 @@ public:
   // run settled (it wrote nothing the next run would read differently) and every path's stat
   // is old enough to vouch for what was read.
   void storeSnapshot(const fs::path& file, const std::vector<FileInput>& inputs) const;
+  // Every path run() looked at, once each: the search folders tried, the checked files, the
+  // modules and metadata read and the folders listed. A later collection over the same roots
+  // finds the same context while all of them stat as they did.
+  std::vector<std::string> pathsLookedAt() const;
+  int64_t startedNs() const { return startedNs_; }
 
 private:
   // `path` made canonical (links resolved): how files named in different ways are compared.

@@ -182,9 +182,20 @@ std::vector<FileInput> collectContext(std::vector<FileInput>& checked,
       }
     }
   }
+  // A checked file given with its text (an editor's buffer) is not read: what its file on
+  // disk holds, or when it was last saved, does not change the context.
+  std::unordered_set<std::string> givenTexts;
+  for (const FileInput& input : checked) {
+    if (input.contents) givenTexts.insert(input.ref.path);
+  }
   ContextCollector collector(checked, request, report);
   std::vector<FileInput> context = collector.run();
   if (snapshot) collector.storeSnapshot(snapshotFile, context);
+  if (request.recordPathsLookedAt) {
+    std::vector<std::string> paths = collector.pathsLookedAt();
+    std::erase_if(paths, [&](const std::string& path) { return givenTexts.count(path) != 0; });
+    report.pathsLookedAt = statForSnapshot(paths, collector.startedNs());
+  }
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return context;
@@ -210,6 +221,7 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
   request.openTexts = &settings.openTexts;
   request.cacheDir = settings.cacheDir;
   request.snapshot = settings.snapshot;
+  request.recordPathsLookedAt = settings.recordPathsLookedAt;
   if (!settings.projectRoot.empty() || config->projectRoot) {
     const bool fromCommandLine = !settings.projectRoot.empty();
     const std::string root = fromCommandLine ? settings.projectRoot : *config->projectRoot;

@@ -7,12 +7,14 @@
 #include "checkers/ir/grad_state.h"
 #include "checkers/python/imports.h"
 #include "program/engine.h"
+#include "program/file_stat.h"
 #include "program/python_environment.h"
 
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -39,6 +41,9 @@ struct ContextRequest {
   // Whether a context snapshot (program/context_snapshot.h) may answer, and one be stored: for a
   // run whose inputs are the files on disk, where only the result cache needs the context.
   bool snapshot = false;
+  // Keep the stat of every path the collection looked at (ContextReport::pathsLookedAt): for a
+  // caller that holds the context in memory (the language server).
+  bool recordPathsLookedAt = false;
 };
 
 // A demand an installed module made of another: the module asked for, the names asked of it,
@@ -120,6 +125,11 @@ struct ContextReport {
   // no summaryGraph. A run the result cache does not answer collects the context again.
   bool fromSnapshot = false;
   size_t snapshotPaths = 0; // the paths the snapshot's stats were compared for
+  // With ContextRequest::recordPathsLookedAt: every path the collection looked at, with its stat
+  // (nullopt: not there), taken after the collection; unset when one changed too recently to
+  // vouch for what was read (program/file_stat.h). While all of them stat the same, a
+  // collection from roots with the same contextDemandKey finds the same context.
+  std::optional<std::vector<std::pair<std::string, std::optional<FileStat>>>> pathsLookedAt;
 };
 
 // The context modules `checked` reach, as inputs for runCheck (FileInput::context set, their
@@ -145,7 +155,13 @@ struct ContextSettings {
   std::unordered_map<std::string, std::string> openTexts;
   std::filesystem::path cacheDir; // the distribution cache's folder; empty: none
   bool snapshot = false;          // ContextRequest::snapshot
+  bool recordPathsLookedAt = false; // ContextRequest::recordPathsLookedAt
 };
+
+// What a checked file's text decides about its context: the imports it makes (with the names
+// asked of them) and the attributes of imported modules it reads, as a key. Two texts with
+// the same key reach the same context modules.
+std::string contextDemandKey(std::string_view text);
 
 // Finds the project root and the environment, and appends the context modules `inputs` reach
 // to them. Returns false (adding nothing) when context is off. Throws EnvironmentError for a

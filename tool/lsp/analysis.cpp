@@ -1,14 +1,37 @@
 #include "tool/lsp/analysis.h"
 
+#include "checkers/ir/grad_state.h"
 #include "program/config.h"
 #include "program/discover.h"
 #include "program/engine.h"
+#include "program/file_stat.h"
+#include "program/key_hasher.h"
 #include "program/project_context.h"
 #include "tool/fixes.h"
 
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <unordered_set>
 
 namespace gradlint::lsp {
+
+struct ContextMemo {
+  std::string key; // contextKey of the buffer when the context was collected
+  // Every path the collection looked at, with its stat then.
+  std::vector<std::pair<std::string, std::optional<FileStat>>> pathsLookedAt;
+  std::unordered_set<std::string> lookedAt; // the same paths, absolute
+  // The other open buffers among those paths, with the hash of their text then: their text, not
+  // the file's, was the module's.
+  std::unordered_map<std::string, uint64_t> openTextsUsed;
+  // The context modules' summaries, from a run over them alone.
+  std::shared_ptr<const ir::SummaryTable> summaries;
+};
+
+std::shared_ptr<ContextMemo> makeContextMemo() { return std::make_shared<ContextMemo>(); }
+
 namespace {
 
 // True when the configuration excludes the file or a folder it is in (discovery would never
@@ -29,7 +52,8 @@ bool excludedByConfiguration(const Settings& settings, const std::filesystem::pa
 // configuration excludes the file. A broken configuration is reported and the built-in
 // defaults are used, so the buffer is still checked.
 std::optional<FileInput> bufferInput(const std::string& path, const std::string& text,
-                                     std::vector<std::string>& problems) {
+                                     std::vector<std::string>& problems,
+                                     std::string* configPath = nullptr) {
   FileInput input;
   input.ref = describeFile(path);
   input.contents = text;
@@ -38,6 +62,7 @@ std::optional<FileInput> bufferInput(const std::string& path, const std::string&
     ConfigResolver configs(std::nullopt);
     const std::shared_ptr<const Settings> settings = configs.settingsForFile(file);
     if (excludedByConfiguration(*settings, file)) return std::nullopt;
+    if (configPath != nullptr) *configPath = settings->configPath;
     input.enabledRules = enabledRules(*settings, CliSelection{}, file);
   } catch (const ConfigError& error) {
     problems.push_back(std::string(error.what()) + " (using the default rules)");
@@ -50,6 +75,60 @@ CheckOptions bufferOptions() {
   CheckOptions options;
   options.threads = 1; // one small input: threads would only cost their start-up
   return options;
+}
+
+// What decides a buffer's context besides the files on disk and the other open buffers: its
+// path, what its text imports, and its configuration file (path and stat).
+std::string contextKey(const std::string& path, const std::string& text,
+                       const std::string& configPath) {
+  KeyHasher key;
+  key.add(path);
+  key.add(contextDemandKey(text));
+  key.add(configPath);
+  if (const std::optional<FileStat> stat = statFile(configPath)) {
+    key.add(static_cast<uint64_t>(stat->size));
+    key.add(static_cast<uint64_t>(stat->mtimeNs));
+    key.add(static_cast<uint64_t>(stat->ctimeNs));
+  }
+  return key.hex();
+}
+
+uint64_t textHash(const std::string& text) { return XXH3_64bits(text.data(), text.size()); }
+
+// Whether the open buffers that stand for files of the memo's context are as they were: the
+// same ones, with the same text (a buffer of a file outside it changes nothing).
+bool sameOpenTexts(const ContextMemo& memo,
+                   const std::unordered_map<std::string, std::string>& openTexts) {
+  size_t used = 0;
+  for (const auto& [path, text] : openTexts) {
+    if (memo.lookedAt.count(path) == 0) continue;
+    const auto found = memo.openTextsUsed.find(path);
+    if (found == memo.openTextsUsed.end() || found->second != textHash(text)) return false;
+    ++used;
+  }
+  return used == memo.openTextsUsed.size();
+}
+
+// The memo of a collection: its key, the stat of every path it looked at, and the open buffers
+// among them.
+void remember(ContextMemo& memo, std::string key,
+              std::vector<std::pair<std::string, std::optional<FileStat>>> pathsLookedAt,
+              const std::unordered_map<std::string, std::string>& openTexts) {
+  memo.key = std::move(key);
+  memo.pathsLookedAt = std::move(pathsLookedAt);
+  for (const auto& seen : memo.pathsLookedAt) {
+    std::error_code ec;
+    memo.lookedAt.insert(std::filesystem::absolute(seen.first, ec).lexically_normal().string());
+  }
+  for (const auto& [path, text] : openTexts) {
+    if (memo.lookedAt.count(path) != 0) memo.openTextsUsed.emplace(path, textHash(text));
+  }
+}
+
+// Whether every path a collection looked at still stats as it did then.
+bool stillHolds(const std::vector<std::pair<std::string, std::optional<FileStat>>>& paths) {
+  return std::all_of(paths.begin(), paths.end(),
+                     [](const auto& seen) { return statEntry(seen.first) == seen.second; });
 }
 
 } // namespace
@@ -66,26 +145,62 @@ BufferAnalysis analyseNotebook(const std::string& path, const std::string& ipynb
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo,
                              const std::unordered_map<std::string, std::string>& openTexts,
-                             bool notebook) {
+                             bool notebook, const std::shared_ptr<ContextMemo>& contextMemo) {
   BufferAnalysis analysis;
   if (notebook ? !isNotebookPath(path) : !isCheckedPath(path)) return analysis;
-  std::optional<FileInput> input = bufferInput(path, text, analysis.problems);
+  std::string configPath;
+  std::optional<FileInput> input = bufferInput(path, text, analysis.problems, &configPath);
   if (!input) return analysis;
   input->documentMemo = std::move(memo);
   std::vector<FileInput> inputs{std::move(*input)};
-  // The same program around the buffer as around `gradlint check PATH`.
-  ContextSettings settings;
-  settings.paths = {path};
-  settings.threads = 1;
-  settings.openTexts = openTexts;
-  try {
-    ContextReport report;
-    addProgramContext(settings, inputs, report);
-  } catch (const std::exception& error) {
-    analysis.problems.push_back(std::string(error.what()) + " (checking without context)");
-    inputs.resize(1);
+  CheckOptions options = bufferOptions();
+  const std::string key = contextMemo ? contextKey(path, text, configPath) : std::string();
+  if (contextMemo && contextMemo->summaries && contextMemo->key == key &&
+      sameOpenTexts(*contextMemo, openTexts) && stillHolds(contextMemo->pathsLookedAt)) {
+    // The context as last collected: only the buffer is lowered.
+    options.knownSummaries = contextMemo->summaries;
+    analysis.trace = fmt::format("context reused: {} paths as they were",
+                                 contextMemo->pathsLookedAt.size());
+  } else {
+    if (contextMemo) *contextMemo = ContextMemo{};
+    // The same program around the buffer as around `gradlint check PATH`.
+    ContextSettings settings;
+    settings.paths = {path};
+    settings.threads = 1;
+    settings.openTexts = openTexts;
+    settings.recordPathsLookedAt = contextMemo != nullptr;
+    try {
+      ContextReport report;
+      if (addProgramContext(settings, inputs, report)) {
+        analysis.trace = fmt::format(
+            "context collected: {} project and {} installed modules in {:.0f} ms{}",
+            report.projectModules, report.installedModules, report.seconds * 1000,
+            contextMemo && !report.pathsLookedAt
+                ? " (not kept: a file it read changed in the last seconds)"
+                : "");
+      }
+      if (contextMemo) {
+        // The context modules are summarised on their own, and the buffer is checked against
+        // their summaries, as every later analysis that reuses them will be: a summary of the
+        // buffer's own functions, or a count of its call sites, never comes from an older text.
+        CheckOptions contextOptions = options;
+        contextOptions.keepSummaries = true;
+        const std::vector<FileInput> contextModules(inputs.begin() + 1, inputs.end());
+        options.knownSummaries = contextModules.empty()
+                                     ? std::make_shared<const ir::SummaryTable>()
+                                     : runCheck(contextModules, contextOptions).summaries;
+        inputs.resize(1);
+        if (report.pathsLookedAt) {
+          remember(*contextMemo, key, std::move(*report.pathsLookedAt), openTexts);
+          contextMemo->summaries = options.knownSummaries;
+        }
+      }
+    } catch (const std::exception& error) {
+      analysis.problems.push_back(std::string(error.what()) + " (checking without context)");
+      inputs.resize(1);
+    }
   }
-  CheckResult result = runCheck(inputs, bufferOptions());
+  CheckResult result = runCheck(inputs, options);
   analysis.problems.insert(analysis.problems.end(), result.errors.begin(), result.errors.end());
   for (FileReport& report : result.files) {
     for (Diagnostic& diagnostic : report.diagnostics) {

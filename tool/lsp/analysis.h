@@ -17,9 +17,19 @@ class DocumentMemo; // checkers/python/frontend.h
 
 namespace gradlint::lsp {
 
+// What the last analysis of a buffer collected around it (the summaries of its context
+// modules), kept by the caller per document like the DocumentMemo. The next analysis reuses it
+// instead of collecting and summarising the context again while the buffer's imports, the other
+// open buffers, its configuration and every file and folder the collection looked at are
+// unchanged: an edit re-lowers the buffer only.
+struct ContextMemo;
+
 struct BufferAnalysis {
   std::vector<Diagnostic> diagnostics; // sorted by position, suppressions applied
   std::vector<std::string> problems;   // configuration or engine errors, for a log message
+  // How the context was had, for the client's trace ($/logTrace): "context collected: ..." or
+  // "context reused: ...".
+  std::string trace;
 };
 
 // `path` is where the buffer lives (for its settings, module name and related locations);
@@ -28,11 +38,16 @@ struct BufferAnalysis {
 // only what changed.
 // The buffer's context (docs/context.md) is found as for `gradlint check PATH`: the files of the
 // project it imports, and the installed packages of its environment; `openTexts` (other open
-// buffers by absolute path) stand for those files' text on disk.
+// buffers by absolute path) stand for those files' text on disk. `contextMemo`, kept by the
+// caller per document, lets the next analysis reuse this one's context.
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo = nullptr,
                              const std::unordered_map<std::string, std::string>& openTexts = {},
-                             bool notebook = false);
+                             bool notebook = false,
+                             const std::shared_ptr<ContextMemo>& contextMemo = nullptr);
+
+// A new, empty ContextMemo.
+std::shared_ptr<ContextMemo> makeContextMemo();
 
 // A notebook (`path` ends in .ipynb) given as nbformat JSON: diagnostics in the offsets of the
 // module its cells form (checkers/python/notebook.h).

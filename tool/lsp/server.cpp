@@ -16,6 +16,7 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -155,6 +156,11 @@ private:
   void log(int type, const std::string& message) {
     notify("window/logMessage", {{"type", type}, {"message", "gradlint: " + message}});
   }
+  // With the client's trace on: how an analysis had its context, as $/logTrace.
+  void traceAnalysis(const std::string& uri, const BufferAnalysis& analysis) {
+    if (!traceOn_ || analysis.trace.empty()) return;
+    notify("$/logTrace", {{"message", fmt::format("gradlint: {}: {}", uri, analysis.trace)}});
+  }
 
   // --- requests and notifications ---------------------------------------------------------
   json initialize(const json& params);
@@ -201,9 +207,12 @@ private:
   std::mutex mutex_; // documents_ and settingsGeneration_ between the reader and the worker
   std::map<std::string, OpenDocument> documents_;
   std::map<std::string, OpenNotebook> notebooks_; // by notebook URI
+  std::atomic<bool> traceOn_{false}; // initialize's `trace`, then $/setTrace
   std::mutex analysisMutex_; // one engine run at a time
-  // Per open document (under analysisMutex_): its last parse, for incremental parsing.
+  // Per open document (under analysisMutex_): its last parse, for incremental parsing, and the
+  // context its last analysis collected, reused while it holds.
   std::map<std::string, std::shared_ptr<python::DocumentMemo>> documentMemos_;
+  std::map<std::string, std::shared_ptr<ContextMemo>> contextMemos_;
   // Last: destroyed (and its worker joined) before the state its job uses.
   AnalysisScheduler scheduler_;
 };
@@ -342,8 +351,10 @@ void LanguageServer::notification(const std::string& method, const json& params)
     notebookDidChange(params);
   } else if (method == "notebookDocument/didClose") {
     notebookDidClose(params);
+  } else if (method == "$/setTrace") {
+    traceOn_ = stringMember(params, "value") != "off";
   }
-  // Anything else ($/cancelRequest, $/setTrace, didChangeConfiguration, ...) is ignored.
+  // Anything else ($/cancelRequest, didChangeConfiguration, ...) is ignored.
 }
 
 json LanguageServer::initialize(const json& params) {
@@ -354,6 +365,7 @@ json LanguageServer::initialize(const json& params) {
   refreshSupport_ = member(member(workspace, "diagnostics"), "refreshSupport") == true;
   watchSupport_ =
       member(member(workspace, "didChangeWatchedFiles"), "dynamicRegistration") == true;
+  traceOn_ = member(params, "trace").is_string() && member(params, "trace") != "off";
   initialized_ = true;
 
   json serverCapabilities = {
@@ -426,6 +438,7 @@ void LanguageServer::didClose(const json& params) {
   {
     std::lock_guard<std::mutex> analysisLock(analysisMutex_);
     documentMemos_.erase(uri);
+    contextMemos_.erase(uri);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (documents_.erase(uri) == 0) return;
@@ -575,6 +588,8 @@ std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocu
   std::lock_guard<std::mutex> lock(analysisMutex_);
   std::shared_ptr<python::DocumentMemo>& memo = documentMemos_[document.uri()];
   if (!memo) memo = std::make_shared<python::DocumentMemo>();
+  std::shared_ptr<ContextMemo>& contextMemo = contextMemos_[document.uri()];
+  if (!contextMemo) contextMemo = makeContextMemo();
   // Other open buffers stand for their files: a helper edited but not saved is what its callers
   // see.
   std::unordered_map<std::string, std::string> openTexts;
@@ -590,7 +605,8 @@ std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocu
     }
   }
   return std::make_shared<const BufferAnalysis>(
-      analyseBuffer(document.path(), document.text(), memo, openTexts));
+      analyseBuffer(document.path(), document.text(), memo, openTexts, /*notebook=*/false,
+                    contextMemo));
 }
 
 LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {
@@ -609,6 +625,7 @@ LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {
   }
   std::shared_ptr<const BufferAnalysis> analysis = runAnalysis(*copy);
   std::lock_guard<std::mutex> lock(mutex_);
+  traceAnalysis(uri, *analysis);
   const auto found = documents_.find(uri);
   if (found != documents_.end() && found->second.document.version() == copy->version()) {
     found->second.analysedVersion = copy->version();
@@ -632,6 +649,7 @@ void LanguageServer::analyseInBackground(const std::string& uri) {
   }
   std::shared_ptr<const BufferAnalysis> analysis = runAnalysis(*copy);
   std::lock_guard<std::mutex> lock(mutex_);
+  traceAnalysis(uri, *analysis);
   const auto found = documents_.find(uri);
   // Edited (or closed) meanwhile: this result is stale, and a newer run is already scheduled.
   if (found == documents_.end() || found->second.document.version() != copy->version()) return;
