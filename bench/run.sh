@@ -5,10 +5,18 @@
 # by machine.
 #   bench/setup.sh                       # once: flake8, GNU time, python3-torch, ruff-wasm
 #   bench/run.sh [BUILD_DIR] [CORPUS]    # default: build, Debian's python3-torch sources
+# CORPUS may be any tree of Python files, such as a checkout of a real repository: the setup
+# downloads nothing, so get it yourself, for example
+#   git clone --depth 1 https://github.com/huggingface/diffusers /tmp/diffusers
+#   bench/run.sh build /tmp/diffusers/src
 # Environment: RUNS (best of, default 3; LARGE_RUNS on the synthetic tree, default 1), SCALE
 # (default 10; 0: no synthetic tree),
 # FLAKE8_LARGE=1 (also run flake8 on the synthetic tree: minutes), THREADS (default: nproc),
-# CONTEXT=0 (skip the rows of the whole-program view: context and its caches).
+# CONTEXT=0 (skip the rows of the whole-program view: context and its caches),
+# LSP_FILE=PATH (a file of the corpus's repository for the language-server row; default: the
+# corpus's nn/modules/module.py or diffusers' pipeline_stable_diffusion.py when there; none: no
+# row), LSP_EDITS (default 30), CPP_UNITS (C++ units for the many-units row, default 8; 0: no
+# C++ rows; needs Debian's libtorch-dev).
 # Each row: wall time (best of RUNS; flake8 once), CPU time (user + system) of that run, lines
 # per second (wall), peak RSS, and the ratios to the bare parse of the same files (1 thread,
 # parse only, measured in the same run) in wall and in CPU time. On a shared machine the CPU
@@ -47,7 +55,7 @@ time_once() {
 }
 
 # keep NAME: records the last time_once as NAME's if its wall time is the best so far.
-declare -A best_wall best_cpu best_mb
+declare -A best_wall best_cpu best_mb one_peak_mb
 keep() {
   if [ -z "${best_wall[$1]:-}" ] || awk -v a="$w" -v b="${best_wall[$1]}" 'BEGIN{exit !(a<b)}'
   then
@@ -115,6 +123,24 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
   row "gradlint check, warm cache" "$warm" "${best_cpu[warm]}" "${best_mb[warm]}"
   measure "$runs" "${check[@]}" --no-cache -j1 --no-prefilter "$root"; local full=$wall
   row "gradlint check, 1 thread, --no-prefilter" "$wall" "$cpu" "$peak_mb"
+  one_peak_mb[$label]=${best_mb[one]}
+  # What a CI job that restores the cache of one earlier run sees: the first run of an empty
+  # cache folder, then the second (context on, as by default), best of $runs pairs.
+  best_wall=(); best_cpu=(); best_mb=()
+  : >"$work/second_ratios"
+  for _ in $(seq "$runs"); do
+    rm -rf "$work/cold-cache"
+    time_once "${check[@]}" --cache-dir "$work/cold-cache" -j"$threads" "$root"; keep first
+    local first_now=$w
+    time_once "${check[@]}" --cache-dir "$work/cold-cache" -j"$threads" "$root"; keep second
+    awk -v a="$w" -v b="$first_now" 'BEGIN{print a/b}' >>"$work/second_ratios"
+  done
+  row "first run of an empty cache, $threads threads" "${best_wall[first]}" \
+    "${best_cpu[first]}" "${best_mb[first]}"
+  row "second run of that cache" "${best_wall[second]}" "${best_cpu[second]}" \
+    "${best_mb[second]}"
+  second_ratio=$(sort -g "$work/second_ratios" | awk '{r[NR]=$1} END{print r[int((NR+1)/2)]}')
+  cache_kb=$(du -sk "$work/cold-cache" | cut -f1)
 
   measure 1 node "$here/ruff_wasm.cjs" "$deps" "$work/files"
   local ruff_cold ruff_cold_cpu ruff_warm ruff_warm_cpu
@@ -137,11 +163,13 @@ bench_tree() { # bench_tree ROOT LABEL WITH_FLAKE8
     awk '{r[NR]=$1} END{print (NR%2 ? r[(NR+1)/2] : (r[NR/2]+r[NR/2+1])/2)}')
   awk -v one="$one" -v all="$all" -v warm="$warm" -v full="$full" -v rw="$ruff_warm" \
       -v f8="$flake8" -v t="$threads" -v oc="$one_cpu" -v rwc="$ruff_warm_cpu" \
-      -v f8c="$flake8_cpu" -v pm="$pair_median" -v n="$runs" 'BEGIN{
+      -v f8c="$flake8_cpu" -v pm="$pair_median" -v n="$runs" -v sr="$second_ratio" \
+      -v ck="$cache_kb" 'BEGIN{
     printf "- %d threads: %.2fx the 1-thread speed (wall, best of %d each); median of the %d\n", t, one/all, n, n
     printf "  back-to-back pairs: %.2fx\n", pm
     printf "- warm cache: %.3fx the cold run on %d threads (wall)\n", warm/all, t
     printf "- prefilter and partial parsing: %.2fx faster than parsing everything (wall)\n", full/one
+    printf "- second run of a cold cache: %.2fx the first (median of the %d pairs, wall); cache folder %.1f MB\n", sr, n, ck/1024
     printf "- 1 thread vs ruff-wasm warm: gradlint %.2fx its wall time, %.2fx its CPU time\n", one/rw, oc/rwc
     if (f8 != "") printf "- 1 thread vs flake8: %.0fx faster (wall), %.0fx (CPU)\n", f8/one, f8c/oc
   }'
@@ -173,14 +201,17 @@ bench_context() {
   rm -rf "$work/full-cache"
   "${check[@]}" --cache-dir "$work/full-cache" "$corpus" >/dev/null 2>&1
   best_wall=(); best_cpu=(); best_mb=()
-  for _ in $(seq "$runs"); do
+  # Without named files (a corpus that is not torch's) these rows would check the working
+  # folder: they are left out.
+  [ ${#five[@]} -gt 0 ] && for _ in $(seq "$runs"); do
     time_once "${check[@]}" --no-cache "$corpus"; keep full
     time_once "${check[@]}" --no-cache "${five[@]}"; keep five_cold
     rm -rf "$work/cache5" && cp -r "$work/full-cache" "$work/cache5"
     time_once "${check[@]}" --cache-dir "$work/cache5" "${five[@]}"; keep five_after_full
     time_once "${check[@]}" --cache-dir "$work/cache5" "${five[@]}"; keep five_warm
   done
-  local fw=${best_wall[full]} fc=${best_cpu[full]}
+  local fw=${best_wall[full]:-0} fc=${best_cpu[full]:-0}
+  [ ${#five[@]} -gt 0 ] && {
   ctx_row "corpus, all files, cold (the base of the next 3)" "$fw" "$fc" "${best_mb[full]}" "$fw" "$fc"
   ctx_row "${#five[@]} files, cold" "${best_wall[five_cold]}" "${best_cpu[five_cold]}" \
     "${best_mb[five_cold]}" "$fw" "$fc"
@@ -188,6 +219,7 @@ bench_context() {
     "${best_cpu[five_after_full]}" "${best_mb[five_after_full]}" "$fw" "$fc"
   ctx_row "${#five[@]} files, warm (their own entry)" "${best_wall[five_warm]}" \
     "${best_cpu[five_warm]}" "${best_mb[five_warm]}" "$fw" "$fc"
+  }
   if [ -x /usr/bin/python3 ] && [ -d "$examples" ]; then
     rm -rf "$work/ex-env" "$work/ex-bare"
     best_wall=(); best_cpu=(); best_mb=()
@@ -236,6 +268,58 @@ bench_context() {
   fi
 }
 
+# The language server in the corpus's repository: opening one of its files, then edits that
+# keep its imports (bench/lsp_latency.py --file), so the server works with the file's context.
+bench_lsp() {
+  local file=${LSP_FILE:-}
+  if [ -z "$file" ]; then
+    for candidate in "$corpus/nn/modules/module.py" \
+        "$corpus/diffusers/pipelines/stable_diffusion/pipeline_stable_diffusion.py"; do
+      [ -f "$candidate" ] && { file=$candidate; break; }
+    done
+  fi
+  [ -n "$file" ] && [ "$file" != none ] && [ -f "$file" ] || return 0
+  echo
+  echo "### Language server: $file"
+  echo
+  python3 "$here/lsp_latency.py" "$gradlint" --file "$file" --edits "${LSP_EDITS:-30}" |
+    sed 's/^/- /'
+}
+
+# C++: CPP_UNITS small units that each include <torch/torch.h> (Debian's LibTorch), checked
+# together, against one of them alone; both with a compile database, 1 thread, no cache.
+bench_cpp() {
+  local units=${CPP_UNITS:-8}
+  local api=/usr/include/torch/csrc/api/include
+  [ "$units" -gt 0 ] && [ -f "$api/torch/torch.h" ] || return 0
+  local dir="$work/cpp"
+  mkdir -p "$dir"
+  local entries=()
+  for i in $(seq "$units"); do
+    cat >"$dir/unit$i.cpp" <<CPP
+#include <torch/torch.h>
+
+double evaluate$i(torch::nn::Linear& model, const torch::Tensor& batch) {
+  torch::NoGradGuard no_grad;
+  return model->forward(batch).sum().item<double>();
+}
+CPP
+    entries+=("{\"directory\": \"$dir\", \"file\": \"unit$i.cpp\", \"arguments\": [\"clang++\", \"-std=c++17\", \"-I$api\", \"-c\", \"unit$i.cpp\"]}")
+  done
+  (IFS=,; echo "[${entries[*]}]") >"$dir/compile_commands.json"
+  echo
+  echo "### C++: $units units including <torch/torch.h>, 1 thread"
+  echo
+  local cpp=("$gradlint" check --exit-zero --no-cache -j1 -p "$dir")
+  measure "$runs" "${cpp[@]}" "$dir/unit1.cpp"
+  local one_w=$wall one_c=$cpu one_mb=$peak_mb
+  measure 1 "${cpp[@]}" "$dir"
+  printf -- '- 1 unit: %.1f s wall, %.1f s CPU, %s MB; %d units: %.1f s wall, %.1f s CPU, %s MB: %.2fx one unit (wall), %.2fx (CPU)\n' \
+    "$one_w" "$one_c" "$one_mb" "$units" "$wall" "$cpu" "$peak_mb" \
+    "$(awk -v a="$wall" -v b="$one_w" 'BEGIN{print a/b}')" \
+    "$(awk -v a="$cpu" -v b="$one_c" 'BEGIN{print a/b}')"
+}
+
 echo "gradlint benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), gradlint $("$gradlint" --version)"
 bench_tree "$corpus" "Corpus" 1
 [ "${CONTEXT:-1}" = 0 ] || bench_context
@@ -250,4 +334,10 @@ if [ "$scale" -gt 0 ]; then
   fi
   runs=${LARGE_RUNS:-1}
   bench_tree "$large" "Synthetic tree, ${scale}x" "${FLAKE8_LARGE:-0}"
+  echo
+  awk -v big="${one_peak_mb[Synthetic tree, ${scale}x]}" -v small="${one_peak_mb[Corpus]}" \
+      -v s="$scale" 'BEGIN{printf "- peak memory, 1 thread: %d MB on the %dx tree, %d MB on the corpus: %.2fx\n", big, s, small, big/small}'
 fi
+runs=${RUNS:-3}
+bench_lsp
+bench_cpp
