@@ -66,6 +66,43 @@ std::string currentDirectory() {
   return std::string(cwd);
 }
 
+// The folder of the project `file` (an absolute path) belongs to, whose headers are its code:
+// the nearest folder above it with a project file or a repository (the markers the Python side
+// uses for its project root); else the top of the CMakeLists.txt chain it sits in (a CMake
+// project's subfolders each have one); else the file's own folder. Decided per file, not by the
+// working folder: a run from `/` or `/tmp` with absolute paths sees the same headers.
+std::string projectRootOf(const std::string& file) {
+  static constexpr std::string_view kMarkers[] = {"gradlint.toml", "pyproject.toml", "setup.cfg",
+                                                  "setup.py", ".git"};
+  // Header paths are matched real (symbolic links resolved): so is the root.
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(file, real)) real = file;
+  const std::string folder = llvm::sys::path::parent_path(real).str();
+  llvm::SmallString<256> at(folder);
+  std::string topCMakeFolder;
+  bool cmakeChain = true;
+  while (!at.empty()) {
+    for (std::string_view marker : kMarkers) {
+      llvm::SmallString<256> candidate(at);
+      llvm::sys::path::append(candidate, marker);
+      if (llvm::sys::fs::exists(candidate)) return std::string(at);
+    }
+    if (cmakeChain) {
+      llvm::SmallString<256> cmakeLists(at);
+      llvm::sys::path::append(cmakeLists, "CMakeLists.txt");
+      if (llvm::sys::fs::exists(cmakeLists)) {
+        topCMakeFolder = std::string(at);
+      } else {
+        cmakeChain = topCMakeFolder.empty(); // the chain starts at the nearest CMakeLists.txt
+      }
+    }
+    const llvm::StringRef parent = llvm::sys::path::parent_path(at);
+    if (parent == at) break;
+    at = parent;
+  }
+  return topCMakeFolder.empty() ? folder : topCMakeFolder;
+}
+
 // A path as the user sees it: relative to the working folder when it is under it.
 std::string displayPathOf(llvm::StringRef path) {
   static const std::string cwd = currentDirectory() + "/";
@@ -364,8 +401,13 @@ namespace {
 // The run's header selection, seen from one translation unit (its compile command's folder).
 class ProjectHeaders final : public HeaderSelection {
 public:
-  ProjectHeaders(const CompileCommands::Impl* run, std::string commandDirectory)
-      : run_(run), roots_{currentDirectory() + "/", absolutePath(commandDirectory) + "/"} {}
+  // `projectRoot`: the checked file's (projectRootOf); `commandDirectory`: its compile
+  // command's folder when the command comes from a database, else empty.
+  ProjectHeaders(const CompileCommands::Impl* run, const std::string& projectRoot,
+                 const std::string& commandDirectory)
+      : run_(run), roots_{projectRoot + "/"} {
+    if (!commandDirectory.empty()) roots_.push_back(absolutePath(commandDirectory) + "/");
+  }
   // Only `target` (a real path): a header named on the command line, compiled through a
   // translation unit that includes it. Its functions are all lowered, whatever the run claimed.
   explicit ProjectHeaders(std::string target) : run_(nullptr), target_(std::move(target)) {}
@@ -681,7 +723,8 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   ErrorCounter errors(path, source.path(), "");
   LoweredTranslationUnit lowered;
   const ProjectHeaders headers(commands != nullptr ? &commands->impl() : nullptr,
-                               command.Directory);
+                               projectRootOf(path),
+                               compilation.fromDatabase ? command.Directory : "");
   compileAndLower(compilation, commands, headers, errors, lowered);
 
   result.module = std::move(lowered.module);
