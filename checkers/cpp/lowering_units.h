@@ -191,6 +191,7 @@ private:
                  bool& terminated);
   void lowerCall(const clang::CallExpr* call);
   bool lowerTrainingCall(const clang::CallExpr* call);
+  bool lowerDependentTrainingCall(const clang::CallExpr* call);
   void lowerAssign(const std::string& var, const clang::Expr* value, const clang::Stmt* at);
   // The object a training call acts on, as written: `model` for `model->eval()`, `opt_` for a
   // member; "" when it is not a variable or a member.
