@@ -404,7 +404,8 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
   if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call)) {
     const clang::CXXMethodDecl* method = member->getMethodDecl();
     if (method != nullptr && method->getIdentifier() != nullptr && method->getName() == "forward" &&
-        derivesFrom(method->getParent(), kModuleClass)) {
+        (derivesFrom(method->getParent(), kModuleClass) ||
+         derivesFrom(method->getParent(), kScriptModuleClass))) {
       if (const std::string object = objectName(member->getImplicitObjectArgument());
           !object.empty()) {
         event.spelled = object + ".forward";
@@ -481,9 +482,11 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
   } else if (name == "zero_grad" &&
              (derivesFrom(owner, kOptimizerClass) || derivesFrom(owner, kModuleClass))) {
     event.kind = EventKind::ZeroGrad;
-  } else if (name == "eval" && derivesFrom(owner, kModuleClass)) {
+  } else if (name == "eval" &&
+             (derivesFrom(owner, kModuleClass) || derivesFrom(owner, kScriptModuleClass))) {
     event.kind = EventKind::Eval;
-  } else if (name == "train" && derivesFrom(owner, kModuleClass)) {
+  } else if (name == "train" &&
+             (derivesFrom(owner, kModuleClass) || derivesFrom(owner, kScriptModuleClass))) {
     // `train()` / `train(true)` trains, `train(false)` evaluates, `train(flag)` is unknown.
     const ir::GradValue mode =
         call->getNumArgs() > 0 ? modeArgument(call->getArg(0)) : ir::GradValue::Enabled;

@@ -71,6 +71,9 @@ inline constexpr std::string_view kTensorClass = "at::Tensor";
 inline constexpr std::string_view kOptimizerClass = "torch::optim::Optimizer";
 inline constexpr std::string_view kModuleClass = "torch::nn::Module";
 inline constexpr std::string_view kModuleHolderClass = "torch::nn::ModuleHolder";
+// A TorchScript module (`torch::jit::script::Module`): not a torch::nn::Module, but its
+// train/eval/forward are the same switches and the same forward pass.
+inline constexpr std::string_view kScriptModuleClass = "torch::jit::Module";
 
 // True when `record` is the class named `qualifiedName` or derives from it.
 bool derivesFrom(const clang::CXXRecordDecl* record, std::string_view qualifiedName);
