@@ -140,6 +140,9 @@ public:
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
     ++errors_;
+    if (info.getLocation().isValid() && info.hasSourceManager()) {
+      locations_.push_back(info.getSourceManager().getExpansionLoc(info.getLocation()));
+    }
     if (!first_.empty()) return;
     llvm::SmallString<160> message;
     info.FormatDiagnostic(message);
@@ -177,6 +180,8 @@ public:
   std::optional<unsigned> mainOffset() const { return mainOffset_; }
   bool inHeader() const { return inHeader_; }
   bool missingFile() const { return missingFile_; }
+  // Where each error is (expansion locations, in the order reported).
+  const std::vector<clang::SourceLocation>& locations() const { return locations_; }
 
 private:
   bool isReported(const clang::SourceManager& sources, clang::SourceLocation location) const {
@@ -195,6 +200,7 @@ private:
   std::optional<unsigned> mainOffset_;
   bool inHeader_ = false;
   bool missingFile_ = false;
+  std::vector<clang::SourceLocation> locations_;
 };
 
 // Where a file's compile flags came from, for the help of a compile error.
@@ -258,8 +264,9 @@ class ProjectHeaders;
 class LowerConsumer : public clang::ASTConsumer {
 public:
   LowerConsumer(const SourceText& source, LoweredTranslationUnit& out,
-                const clang::SourceManager& sources, const ProjectHeaders& headers)
-      : source_(source), out_(out), sources_(sources), headers_(headers) {}
+                const clang::SourceManager& sources, const ProjectHeaders& headers,
+                const ErrorCounter& errors)
+      : source_(source), out_(out), sources_(sources), headers_(headers), errors_(errors) {}
   void HandleTranslationUnit(clang::ASTContext& context) override;
   // The main file's and the project headers' functions are lowered. The bodies of other
   // headers' functions are not parsed (<torch/torch.h> has thousands), nor those of header
@@ -273,39 +280,49 @@ private:
   LoweredTranslationUnit& out_;
   const clang::SourceManager& sources_;
   const ProjectHeaders& headers_;
+  const ErrorCounter& errors_;
   std::unordered_map<unsigned, std::optional<std::string>> wanted_; // FileID -> real path
 };
 
 class LowerAction : public clang::ASTFrontendAction {
 public:
   LowerAction(const SourceText& source, LoweredTranslationUnit& out,
-              const ProjectHeaders& headers)
-      : source_(source), out_(out), headers_(headers) {}
+              const ProjectHeaders& headers, const ErrorCounter& errors)
+      : source_(source), out_(out), headers_(headers), errors_(errors) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
     compiler.getFrontendOpts().SkipFunctionBodies = true; // asks shouldSkipFunctionBody
-    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager(), headers_);
+    // A missing header (OpenCV, MPI, Eigen not on the command line) is an error, not a fatal
+    // one: after a fatal error Clang enters no further #include, <torch/torch.h> included
+    // next would not be read, and no function of the file could be checked. Functions whose
+    // bodies use what is missing are left out (lowerTranslationUnit); the others are checked.
+    compiler.getDiagnostics().setSeverity(clang::diag::err_pp_file_not_found,
+                                          clang::diag::Severity::Error, clang::SourceLocation());
+    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager(), headers_,
+                                           errors_);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
   const ProjectHeaders& headers_;
+  const ErrorCounter& errors_;
 };
 
 class LowerActionFactory : public clang::tooling::FrontendActionFactory {
 public:
   LowerActionFactory(const SourceText& source, LoweredTranslationUnit& out,
-                     const ProjectHeaders& headers)
-      : source_(source), out_(out), headers_(headers) {}
+                     const ProjectHeaders& headers, const ErrorCounter& errors)
+      : source_(source), out_(out), headers_(headers), errors_(errors) {}
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<LowerAction>(source_, out_, headers_);
+    return std::make_unique<LowerAction>(source_, out_, headers_, errors_);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
   const ProjectHeaders& headers_;
+  const ErrorCounter& errors_;
 };
 
 bool hasArgument(const clang::tooling::CommandLineArguments& args, std::string_view prefix) {
@@ -443,7 +460,7 @@ private:
 };
 
 void LowerConsumer::HandleTranslationUnit(clang::ASTContext& context) {
-  out_ = lowerTranslationUnit(context, source_, &headers_);
+  out_ = lowerTranslationUnit(context, source_, &headers_, errors_.locations());
 }
 
 bool LowerConsumer::shouldSkipFunctionBody(clang::Decl* decl) {
@@ -647,7 +664,7 @@ void compileAndLower(const Compilation& compilation, const CompileCommands* comm
   tool.setDiagnosticConsumer(&errors);
   lowered.module.language = ir::Language::Cpp;
   lowered.module.path = compilation.mainSource.path();
-  LowerActionFactory factory(compilation.mainSource, lowered, headers);
+  LowerActionFactory factory(compilation.mainSource, lowered, headers, errors);
   tool.run(&factory);
 }
 
