@@ -36,6 +36,7 @@ public:
       for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
         const ir::Event& eval = fn.nodes[id].event;
         if (eval.kind != ir::EventKind::Eval || eval.var.empty()) continue;
+        if (trainsAfter(fn, id)) continue;
         const ir::NodeId call = firstModelCallInLoop(context, index, id, eval.var);
         if (call == ir::kNoNode) continue;
         Diagnostic diagnostic = makeDiagnostic(fn.nodes[call].event.range);
@@ -66,10 +67,28 @@ private:
         context.summaries().calledOnlyWithGradDisabled(fn.qualifiedName)) {
       return false;
     }
-    // A function that also trains is a training loop that evaluates on the side.
-    return std::none_of(fn.nodes.begin(), fn.nodes.end(), [](const ir::Node& node) {
-      return node.event.kind == ir::EventKind::Backward;
-    });
+    return true;
+  }
+
+  // A backward() reachable from the eval() node: a training loop that evaluates on the side
+  // (the next epoch trains again). One that only trained before it (a `main` that trains, then
+  // evaluates in a loop of its own) does not excuse the evaluation loop.
+  static bool trainsAfter(const ir::FunctionIR& fn, ir::NodeId eval) {
+    std::vector<bool> seen(fn.nodes.size(), false);
+    std::vector<ir::NodeId> stack{eval};
+    seen[eval] = true;
+    while (!stack.empty()) {
+      const ir::NodeId id = stack.back();
+      stack.pop_back();
+      if (fn.nodes[id].event.kind == ir::EventKind::Backward) return true;
+      for (ir::NodeId succ : fn.nodes[id].succs) {
+        if (!seen[succ]) {
+          seen[succ] = true;
+          stack.push_back(succ);
+        }
+      }
+    }
+    return false;
   }
 
   // The first call of `model` (or `model.forward`) reachable from the eval() node, inside a

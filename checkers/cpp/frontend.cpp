@@ -66,6 +66,43 @@ std::string currentDirectory() {
   return std::string(cwd);
 }
 
+// The folder of the project `file` (an absolute path) belongs to, whose headers are its code:
+// the nearest folder above it with a project file or a repository (the markers the Python side
+// uses for its project root); else the top of the CMakeLists.txt chain it sits in (a CMake
+// project's subfolders each have one); else the file's own folder. Decided per file, not by the
+// working folder: a run from `/` or `/tmp` with absolute paths sees the same headers.
+std::string projectRootOf(const std::string& file) {
+  static constexpr std::string_view kMarkers[] = {"gradlint.toml", "pyproject.toml", "setup.cfg",
+                                                  "setup.py", ".git"};
+  // Header paths are matched real (symbolic links resolved): so is the root.
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(file, real)) real = file;
+  const std::string folder = llvm::sys::path::parent_path(real).str();
+  llvm::SmallString<256> at(folder);
+  std::string topCMakeFolder;
+  bool cmakeChain = true;
+  while (!at.empty()) {
+    for (std::string_view marker : kMarkers) {
+      llvm::SmallString<256> candidate(at);
+      llvm::sys::path::append(candidate, marker);
+      if (llvm::sys::fs::exists(candidate)) return std::string(at);
+    }
+    if (cmakeChain) {
+      llvm::SmallString<256> cmakeLists(at);
+      llvm::sys::path::append(cmakeLists, "CMakeLists.txt");
+      if (llvm::sys::fs::exists(cmakeLists)) {
+        topCMakeFolder = std::string(at);
+      } else {
+        cmakeChain = topCMakeFolder.empty(); // the chain starts at the nearest CMakeLists.txt
+      }
+    }
+    const llvm::StringRef parent = llvm::sys::path::parent_path(at);
+    if (parent == at) break;
+    at = parent;
+  }
+  return topCMakeFolder.empty() ? folder : topCMakeFolder;
+}
+
 // A path as the user sees it: relative to the working folder when it is under it.
 std::string displayPathOf(llvm::StringRef path) {
   static const std::string cwd = currentDirectory() + "/";
@@ -103,6 +140,9 @@ public:
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
     ++errors_;
+    if (info.getLocation().isValid() && info.hasSourceManager()) {
+      locations_.push_back(info.getSourceManager().getExpansionLoc(info.getLocation()));
+    }
     if (!first_.empty()) return;
     llvm::SmallString<160> message;
     info.FormatDiagnostic(message);
@@ -140,6 +180,8 @@ public:
   std::optional<unsigned> mainOffset() const { return mainOffset_; }
   bool inHeader() const { return inHeader_; }
   bool missingFile() const { return missingFile_; }
+  // Where each error is (expansion locations, in the order reported).
+  const std::vector<clang::SourceLocation>& locations() const { return locations_; }
 
 private:
   bool isReported(const clang::SourceManager& sources, clang::SourceLocation location) const {
@@ -158,6 +200,7 @@ private:
   std::optional<unsigned> mainOffset_;
   bool inHeader_ = false;
   bool missingFile_ = false;
+  std::vector<clang::SourceLocation> locations_;
 };
 
 // Where a file's compile flags came from, for the help of a compile error.
@@ -221,8 +264,9 @@ class ProjectHeaders;
 class LowerConsumer : public clang::ASTConsumer {
 public:
   LowerConsumer(const SourceText& source, LoweredTranslationUnit& out,
-                const clang::SourceManager& sources, const ProjectHeaders& headers)
-      : source_(source), out_(out), sources_(sources), headers_(headers) {}
+                const clang::SourceManager& sources, const ProjectHeaders& headers,
+                const ErrorCounter& errors)
+      : source_(source), out_(out), sources_(sources), headers_(headers), errors_(errors) {}
   void HandleTranslationUnit(clang::ASTContext& context) override;
   // The main file's and the project headers' functions are lowered. The bodies of other
   // headers' functions are not parsed (<torch/torch.h> has thousands), nor those of header
@@ -236,39 +280,49 @@ private:
   LoweredTranslationUnit& out_;
   const clang::SourceManager& sources_;
   const ProjectHeaders& headers_;
+  const ErrorCounter& errors_;
   std::unordered_map<unsigned, std::optional<std::string>> wanted_; // FileID -> real path
 };
 
 class LowerAction : public clang::ASTFrontendAction {
 public:
   LowerAction(const SourceText& source, LoweredTranslationUnit& out,
-              const ProjectHeaders& headers)
-      : source_(source), out_(out), headers_(headers) {}
+              const ProjectHeaders& headers, const ErrorCounter& errors)
+      : source_(source), out_(out), headers_(headers), errors_(errors) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
     compiler.getFrontendOpts().SkipFunctionBodies = true; // asks shouldSkipFunctionBody
-    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager(), headers_);
+    // A missing header (OpenCV, MPI, Eigen not on the command line) is an error, not a fatal
+    // one: after a fatal error Clang enters no further #include, <torch/torch.h> included
+    // next would not be read, and no function of the file could be checked. Functions whose
+    // bodies use what is missing are left out (lowerTranslationUnit); the others are checked.
+    compiler.getDiagnostics().setSeverity(clang::diag::err_pp_file_not_found,
+                                          clang::diag::Severity::Error, clang::SourceLocation());
+    return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager(), headers_,
+                                           errors_);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
   const ProjectHeaders& headers_;
+  const ErrorCounter& errors_;
 };
 
 class LowerActionFactory : public clang::tooling::FrontendActionFactory {
 public:
   LowerActionFactory(const SourceText& source, LoweredTranslationUnit& out,
-                     const ProjectHeaders& headers)
-      : source_(source), out_(out), headers_(headers) {}
+                     const ProjectHeaders& headers, const ErrorCounter& errors)
+      : source_(source), out_(out), headers_(headers), errors_(errors) {}
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<LowerAction>(source_, out_, headers_);
+    return std::make_unique<LowerAction>(source_, out_, headers_, errors_);
   }
 
 private:
   const SourceText& source_;
   LoweredTranslationUnit& out_;
   const ProjectHeaders& headers_;
+  const ErrorCounter& errors_;
 };
 
 bool hasArgument(const clang::tooling::CommandLineArguments& args, std::string_view prefix) {
@@ -364,8 +418,13 @@ namespace {
 // The run's header selection, seen from one translation unit (its compile command's folder).
 class ProjectHeaders final : public HeaderSelection {
 public:
-  ProjectHeaders(const CompileCommands::Impl* run, std::string commandDirectory)
-      : run_(run), roots_{currentDirectory() + "/", absolutePath(commandDirectory) + "/"} {}
+  // `projectRoot`: the checked file's (projectRootOf); `commandDirectory`: its compile
+  // command's folder when the command comes from a database, else empty.
+  ProjectHeaders(const CompileCommands::Impl* run, const std::string& projectRoot,
+                 const std::string& commandDirectory)
+      : run_(run), roots_{projectRoot + "/"} {
+    if (!commandDirectory.empty()) roots_.push_back(absolutePath(commandDirectory) + "/");
+  }
   // Only `target` (a real path): a header named on the command line, compiled through a
   // translation unit that includes it. Its functions are all lowered, whatever the run claimed.
   explicit ProjectHeaders(std::string target) : run_(nullptr), target_(std::move(target)) {}
@@ -401,7 +460,7 @@ private:
 };
 
 void LowerConsumer::HandleTranslationUnit(clang::ASTContext& context) {
-  out_ = lowerTranslationUnit(context, source_, &headers_);
+  out_ = lowerTranslationUnit(context, source_, &headers_, errors_.locations());
 }
 
 bool LowerConsumer::shouldSkipFunctionBody(clang::Decl* decl) {
@@ -605,7 +664,7 @@ void compileAndLower(const Compilation& compilation, const CompileCommands* comm
   tool.setDiagnosticConsumer(&errors);
   lowered.module.language = ir::Language::Cpp;
   lowered.module.path = compilation.mainSource.path();
-  LowerActionFactory factory(compilation.mainSource, lowered, headers);
+  LowerActionFactory factory(compilation.mainSource, lowered, headers, errors);
   tool.run(&factory);
 }
 
@@ -681,7 +740,8 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   ErrorCounter errors(path, source.path(), "");
   LoweredTranslationUnit lowered;
   const ProjectHeaders headers(commands != nullptr ? &commands->impl() : nullptr,
-                               command.Directory);
+                               projectRootOf(path),
+                               compilation.fromDatabase ? command.Directory : "");
   compileAndLower(compilation, commands, headers, errors, lowered);
 
   result.module = std::move(lowered.module);

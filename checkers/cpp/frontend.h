@@ -24,7 +24,9 @@ struct CompileOptions {
   bool extraArgsGiven = false;         // `--` was given (possibly with no flags)
   // Whose headers' function bodies are checked: a regular expression over the header's path
   // (like clang-tidy's -header-filter; "" for none). Unset: the project's headers, i.e. those
-  // under the working folder or a compile command's folder, not on a system include path.
+  // under the checked file's project folder (its nearest gradlint.toml, pyproject.toml,
+  // setup.cfg, setup.py or .git; else the top of its CMakeLists.txt chain; else its folder) or
+  // its compile command's folder, not on a system include path.
   std::optional<std::string> headerFilter;
 };
 

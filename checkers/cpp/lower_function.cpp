@@ -386,7 +386,7 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
   case catalog::CppGradApi::None: break;
   }
   if (callee != nullptr && callee->getBuiltinID() != 0) return;
-  if (lowerTrainingCall(call)) return;
+  if (lowerTrainingCall(call) || lowerDependentTrainingCall(call)) return;
   if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call);
       op != nullptr && op->getOperator() == clang::OO_Equal && op->getNumArgs() == 2) {
     // `loss = criterion(output, target)` on a class type (a tensor): a definition.
@@ -404,7 +404,8 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
   if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call)) {
     const clang::CXXMethodDecl* method = member->getMethodDecl();
     if (method != nullptr && method->getIdentifier() != nullptr && method->getName() == "forward" &&
-        derivesFrom(method->getParent(), kModuleClass)) {
+        (derivesFrom(method->getParent(), kModuleClass) ||
+         derivesFrom(method->getParent(), kScriptModuleClass))) {
       if (const std::string object = objectName(member->getImplicitObjectArgument());
           !object.empty()) {
         event.spelled = object + ".forward";
@@ -481,9 +482,11 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
   } else if (name == "zero_grad" &&
              (derivesFrom(owner, kOptimizerClass) || derivesFrom(owner, kModuleClass))) {
     event.kind = EventKind::ZeroGrad;
-  } else if (name == "eval" && derivesFrom(owner, kModuleClass)) {
+  } else if (name == "eval" &&
+             (derivesFrom(owner, kModuleClass) || derivesFrom(owner, kScriptModuleClass))) {
     event.kind = EventKind::Eval;
-  } else if (name == "train" && derivesFrom(owner, kModuleClass)) {
+  } else if (name == "train" &&
+             (derivesFrom(owner, kModuleClass) || derivesFrom(owner, kScriptModuleClass))) {
     // `train()` / `train(true)` trains, `train(false)` evaluates, `train(flag)` is unknown.
     const ir::GradValue mode =
         call->getNumArgs() > 0 ? modeArgument(call->getArg(0)) : ir::GradValue::Enabled;
@@ -496,6 +499,37 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
   event.var = objectName(object);
   const std::string written = event.var.empty() ? textOf(object->getSourceRange()) : event.var;
   event.spelled = written.empty() ? name.str() : written + "." + name.str();
+  emit(std::move(event), call);
+  return true;
+}
+
+// In a template, `loss.backward()` and `model.zero_grad()` whose object's type depends on a
+// template parameter (`auto loss = criterion(model->forward(batch.data), batch.target)` in a
+// loop over a `Loader`) name no method yet: they are read by name, as Python's are. Only these
+// two: `backward` is the tensor's in practice, and a reset read where there is none would only
+// silence GL301; a dependent `step()` may be an environment's and is left unknown.
+bool UnitLowerer::lowerDependentTrainingCall(const clang::CallExpr* call) {
+  const auto* member =
+      llvm::dyn_cast<clang::CXXDependentScopeMemberExpr>(call->getCallee()->IgnoreParens());
+  if (member == nullptr || member->isImplicitAccess() ||
+      !member->getMember().isIdentifier()) {
+    return false;
+  }
+  const std::string name = member->getMember().getAsString();
+  Event event;
+  if (name == "backward") {
+    event.kind = EventKind::Backward;
+  } else if (name == "zero_grad") {
+    event.kind = EventKind::ZeroGrad;
+  } else {
+    return false;
+  }
+  event.range = rangeOf(call);
+  event.mayRaise = true;
+  event.var = objectName(member->getBase());
+  const std::string written =
+      event.var.empty() ? textOf(member->getBase()->getSourceRange()) : event.var;
+  event.spelled = written.empty() ? name : written + "." + name;
   emit(std::move(event), call);
   return true;
 }
@@ -891,6 +925,63 @@ std::vector<const clang::FunctionDecl*> instantiationsOf(const clang::FunctionDe
   return out;
 }
 
+// Stands in, for the time a template's CFG is built, a loop Clang can build for each range-for
+// over a dependent range: Sema gives those no begin/end variables, and without them Clang builds
+// no CFG of the whole template. `{ range; while (?) { loop variable; body } }` runs the range
+// expression once and the body any number of times, as the range-for does; the loop's condition
+// is unknown to Clang, so both the exit and the back edge stay. Put back on destruction: the AST
+// is shared with whatever reads it after the lowering.
+class DependentRangeForStandIns {
+public:
+  DependentRangeForStandIns(clang::ASTContext& context, clang::Stmt* body) : context_(context) {
+    replaceUnder(body);
+  }
+  ~DependentRangeForStandIns() {
+    for (auto swap = swaps_.rbegin(); swap != swaps_.rend(); ++swap) *swap->first = swap->second;
+  }
+  DependentRangeForStandIns(const DependentRangeForStandIns&) = delete;
+  DependentRangeForStandIns& operator=(const DependentRangeForStandIns&) = delete;
+  bool any() const { return !swaps_.empty(); }
+
+private:
+  void replaceUnder(clang::Stmt* parent) {
+    for (clang::Stmt*& child : parent->children()) {
+      if (child == nullptr || llvm::isa<clang::LambdaExpr>(child)) continue; // its own unit
+      replaceUnder(child); // inner loops first: an outer stand-in reuses the body they are in
+      auto* rangeFor = llvm::dyn_cast<clang::CXXForRangeStmt>(child);
+      if (rangeFor == nullptr || rangeFor->getBeginStmt() != nullptr ||
+          rangeFor->getBody() == nullptr) {
+        continue;
+      }
+      swaps_.emplace_back(&child, child);
+      child = standInFor(rangeFor);
+    }
+  }
+
+  clang::Stmt* standInFor(clang::CXXForRangeStmt* rangeFor) {
+    const clang::SourceLocation begin = rangeFor->getBeginLoc();
+    const clang::SourceLocation end = rangeFor->getEndLoc();
+    std::vector<clang::Stmt*> iteration;
+    if (clang::Stmt* loopVariable = rangeFor->getLoopVarStmt()) iteration.push_back(loopVariable);
+    iteration.push_back(rangeFor->getBody());
+    auto* iterationBody = clang::CompoundStmt::Create(context_, iteration,
+                                                      clang::FPOptionsOverride(), begin, end);
+    auto* unknown = new (context_)
+        clang::OpaqueValueExpr(rangeFor->getColonLoc(), context_.BoolTy, clang::VK_PRValue);
+    auto* loop = clang::WhileStmt::Create(context_, nullptr, unknown, iterationBody,
+                                          rangeFor->getForLoc(), rangeFor->getForLoc(),
+                                          rangeFor->getRParenLoc());
+    std::vector<clang::Stmt*> statements;
+    if (clang::Expr* range = rangeFor->getRangeInit()) statements.push_back(range);
+    statements.push_back(loop);
+    return clang::CompoundStmt::Create(context_, statements, clang::FPOptionsOverride(), begin,
+                                       end);
+  }
+
+  clang::ASTContext& context_;
+  std::vector<std::pair<clang::Stmt**, clang::Stmt*>> swaps_;
+};
+
 bool UnitLowerer::lower() {
   // How guards are written is read from the code as written.
   lowerSyntacticFindings();
@@ -911,6 +1002,17 @@ bool UnitLowerer::lower() {
       body_ = instance->getBody();
       parents_ = std::make_unique<clang::ParentMap>(const_cast<clang::Stmt*>(body_));
       break;
+    }
+  }
+  // Nor an instantiation in this file (a member template a header declares, used elsewhere):
+  // the template as written, its dependent range-fors standing in as plain loops.
+  std::optional<DependentRangeForStandIns> standIns;
+  if (!cfg_ && function_->isDependentContext()) {
+    standIns.emplace(tu_.context(), const_cast<clang::Stmt*>(body_));
+    if (standIns->any()) {
+      cfg_ =
+          clang::CFG::buildCFG(function_, const_cast<clang::Stmt*>(body_), &tu_.context(), options);
+      if (cfg_) parents_ = std::make_unique<clang::ParentMap>(const_cast<clang::Stmt*>(body_));
     }
   }
   if (!cfg_) return false;

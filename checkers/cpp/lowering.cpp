@@ -46,6 +46,17 @@ ir::ModuleIR* TranslationUnitLowering::enterFileOf(clang::SourceLocation at) {
   return &header.module;
 }
 
+bool TranslationUnitLowering::bodyHasError(const clang::FunctionDecl* function) const {
+  const clang::Stmt* body = function->getBody();
+  if (body == nullptr || errors_.empty()) return false;
+  const clang::SourceLocation begin = sources_.getExpansionLoc(body->getBeginLoc());
+  const clang::SourceLocation end = sources_.getExpansionLoc(body->getEndLoc());
+  return std::any_of(errors_.begin(), errors_.end(), [&](clang::SourceLocation error) {
+    return !sources_.isBeforeInTranslationUnit(error, begin) &&
+           !sources_.isBeforeInTranslationUnit(end, error);
+  });
+}
+
 void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind) {
   ir::ModuleIR* module = enterFileOf(function->getLocation());
   if (module == nullptr) return;
@@ -70,8 +81,18 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
     fn.enterHalf = types_.classify(constructor->getParent()).kind != ObjectKind::None;
   }
   UnitLowerer lowerer(*this, function, fn);
-  const bool built = lowerer.lower();
-  if (lowerer.tooLarge()) {
+  // A body with a compile error has no paths: what Clang's recovery dropped (a statement using
+  // an undeclared type, a guard among them) would read as absent, and rules that look for a
+  // missing guard, reset or restore would report it. How guards are written is still checked.
+  // GL000 already says the file does not compile.
+  const bool bodyBroken = bodyHasError(function);
+  const bool built = bodyBroken ? lowerer.lowerWrittenOnly() : lowerer.lower();
+  if (bodyBroken) {
+    result_.warnings.push_back(
+        fmt::format("{}:{}: `{}` has a compile error in its body; only how guards are written "
+                    "was checked",
+                    source_->path(), fn.range.startLine + 1, fn.name));
+  } else if (lowerer.tooLarge()) {
     result_.warnings.push_back(fmt::format(
         "{}:{}: `{}` has more than {} grad-relevant events and was not analysed", source_->path(),
         fn.range.startLine + 1, fn.name, kMaxNodesPerUnit));
@@ -99,8 +120,9 @@ using detail::TranslationUnitLowering;
 
 LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
                                             const SourceText& mainFile,
-                                            const HeaderSelection* headers) {
-  TranslationUnitLowering lowering(context, mainFile, headers);
+                                            const HeaderSelection* headers,
+                                            const std::vector<clang::SourceLocation>& errors) {
+  TranslationUnitLowering lowering(context, mainFile, headers, errors);
   lowering.run();
   return lowering.take();
 }

@@ -7,6 +7,8 @@
 #include "checkers/ir/grad_ir.h"
 #include "checkers/python/source_text.h"
 
+#include <clang/Basic/SourceLocation.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,9 +55,13 @@ struct LoweredTranslationUnit {
 // main file of `context`, or in a header `headers` selects (not template instantiations:
 // templates are analysed once, as written). `mainFile` must hold the main file's bytes: every
 // range is computed from it (a header's from the bytes Clang read), and events spelled in
-// macros are placed at the macro's use.
+// macros are placed at the macro's use. A function whose body holds one of `errors` (the
+// compiler's error locations) is not lowered: Clang's recovery may have dropped statements of
+// it, and rules that look for what is absent would report what is not there.
 LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
                                             const SourceText& mainFile,
-                                            const HeaderSelection* headers = nullptr);
+                                            const HeaderSelection* headers = nullptr,
+                                            const std::vector<clang::SourceLocation>& errors =
+                                                {});
 
 } // namespace gradlint::cpp

@@ -71,6 +71,9 @@ inline constexpr std::string_view kTensorClass = "at::Tensor";
 inline constexpr std::string_view kOptimizerClass = "torch::optim::Optimizer";
 inline constexpr std::string_view kModuleClass = "torch::nn::Module";
 inline constexpr std::string_view kModuleHolderClass = "torch::nn::ModuleHolder";
+// A TorchScript module (`torch::jit::script::Module`): not a torch::nn::Module, but its
+// train/eval/forward are the same switches and the same forward pass.
+inline constexpr std::string_view kScriptModuleClass = "torch::jit::Module";
 
 // True when `record` is the class named `qualifiedName` or derives from it.
 bool derivesFrom(const clang::CXXRecordDecl* record, std::string_view qualifiedName);
@@ -153,6 +156,11 @@ public:
   // False when Clang could not build the function's CFG; the unit then holds only the
   // syntactic findings (GL105/GL106 nodes).
   bool lower();
+  // Only what is read from the code as written (how guards are written), no paths: false.
+  bool lowerWrittenOnly() {
+    lowerSyntacticFindings();
+    return false;
+  }
   bool tooLarge() const { return tooLarge_; }
 
 private:
@@ -191,6 +199,7 @@ private:
                  bool& terminated);
   void lowerCall(const clang::CallExpr* call);
   bool lowerTrainingCall(const clang::CallExpr* call);
+  bool lowerDependentTrainingCall(const clang::CallExpr* call);
   void lowerAssign(const std::string& var, const clang::Expr* value, const clang::Stmt* at);
   // The object a training call acts on, as written: `model` for `model->eval()`, `opt_` for a
   // member; "" when it is not a variable or a member.
@@ -232,10 +241,11 @@ private:
 class TranslationUnitLowering : public clang::RecursiveASTVisitor<TranslationUnitLowering> {
 public:
   TranslationUnitLowering(clang::ASTContext& context, const SourceText& source,
-                          const HeaderSelection* headers)
+                          const HeaderSelection* headers,
+                          const std::vector<clang::SourceLocation>& errors)
       : context_(context), sources_(context.getSourceManager()), mainSource_(source),
         source_(&source), mainFile_(sources_.getMainFileID()), file_(mainFile_),
-        headers_(headers) {}
+        headers_(headers), errors_(errors) {}
 
   void run() {
     result_.module.language = ir::Language::Cpp;
@@ -367,6 +377,8 @@ public:
 
 private:
   void lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind);
+  // Whether one of the compiler's errors lies in the function's body.
+  bool bodyHasError(const clang::FunctionDecl* function) const;
 
   clang::ASTContext& context_;
   const clang::SourceManager& sources_;
@@ -379,6 +391,7 @@ private:
   clang::FileID mainFile_;
   clang::FileID file_; // the file of the unit being lowered
   const HeaderSelection* headers_;
+  const std::vector<clang::SourceLocation>& errors_;
   std::unordered_map<unsigned, bool> lowered_;       // FileID -> its functions are lowered
   std::unordered_map<unsigned, size_t> headerIndex_; // FileID -> index in result_.headers
   TypeClassifier types_;

@@ -105,8 +105,8 @@ auto generic = [](auto& model) {
 };
 
 // A range-for over a dependent range: Clang has no CFG for the template as written, so its
-// paths are read from an instantiation in this file. One never instantiated is skipped
-// quietly (its guards are still checked as written).
+// paths are read from an instantiation in this file. One never instantiated is read as
+// written, its range-for as a loop that runs the body any number of times.
 template <typename Range> void each(const Range& items) {
   // CHECK: [[@LINE+1]]:3: GL101 `c10::GradMode::set_enabled(false)` disables grad mode and `each` returns
   c10::GradMode::set_enabled(false);
@@ -118,6 +118,7 @@ void use_each() {
   each(items);
 }
 template <typename Range> void never_used(const Range& items) {
+  // CHECK: [[@LINE+1]]:3: GL101 `c10::GradMode::set_enabled(false)` disables grad mode and `never_used` returns
   c10::GradMode::set_enabled(false);
   for (const auto& item : items) (void)item;
   // CHECK: [[@LINE+1]]:3: GL105 `torch::NoGradGuard()` creates an unnamed

@@ -112,3 +112,31 @@ void evaluate_then_train(Net& model) {
   model->train();
   for (int i = 0; i < 10; ++i) (void)model->forward(batch());
 }
+
+// A member function template over its data loader, never instantiated here: each step's
+// gradients are reset, through the optimizer or through a module whose type is a parameter.
+struct TemplateTrainer {
+  Net model_;
+  torch::optim::SGD* optimizer_ = nullptr;
+
+  template <typename Loader> double train_epoch(Loader& loader) {
+    double total = 0;
+    for (auto& batch : loader) {
+      optimizer_->zero_grad();
+      auto loss = torch::nn::mse_loss(model_->forward(batch.data), batch.target);
+      loss.backward();
+      optimizer_->step();
+      total += 1;
+    }
+    return total;
+  }
+
+  template <typename Model, typename Loader> void train_model(Model& model, Loader& loader) {
+    for (auto& batch : loader) {
+      model.zero_grad();
+      auto loss = torch::nn::mse_loss(model.forward(batch.data), batch.target);
+      loss.backward();
+      optimizer_->step();
+    }
+  }
+};

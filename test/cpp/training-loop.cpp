@@ -106,4 +106,23 @@ void inference_tensor_one_operand_cloned(Net& model, Net& head) {
   loss.backward();
 }
 
-// CHECK: Found 5 errors and 4 warnings.
+// A member function template over its data loader, never instantiated here (its callers are in
+// other files): a range-for over a dependent type, and a loss whose type depends on it.
+struct TemplateTrainer {
+  Net model_;
+  torch::optim::SGD* optimizer_ = nullptr;
+
+  template <typename Loader> double train_epoch(Loader& loader) {
+    double total = 0;
+    for (auto& batch : loader) {
+      auto loss = torch::nn::mse_loss(model_->forward(batch.data), batch.target);
+      loss.backward();
+      // CHECK: [[@LINE+1]]:7: GL301 `optimizer_.step()` applies the gradients, but nothing resets them
+      optimizer_->step();
+      total += 1;
+    }
+    return total;
+  }
+};
+
+// CHECK: Found 5 errors and 5 warnings.

@@ -51,7 +51,7 @@ def evaluate_decorated_inference(model, loader):
         model(x)
 
 
-# A training loop that evaluates: the function calls backward().
+# A training loop that evaluates: backward() runs again after eval() (the next epoch).
 def train_and_validate(model, train_loader, val_loader, opt, epochs):
     for epoch in range(epochs):
         model.train()

@@ -1,6 +1,6 @@
 # RUN: not %check-file %s | FileCheck %s --implicit-check-not=': GL'
 # GL303 eval-without-no-grad: a function calls `model.eval()` and then calls the model in a loop
-# with grad enabled, and never calls backward(). eval() does not turn autograd off, so each call
+# with grad enabled, and no backward() can follow. eval() does not turn autograd off, so each call
 # records a graph. One finding per function, at the first such call; every finding is checked on
 # the line right below its CHECK, and anything not listed here fails the test.
 import torch
@@ -116,3 +116,16 @@ def report(model, loader):
     with torch.no_grad():
         score(model, loader)
     score(model, loader)
+
+
+# Trains first, then evaluates once for good: no backward() follows the eval(), so the
+# evaluation loop is not a training loop's side evaluation.
+def train_then_test(model, train_loader, test_loader, opt):
+    for x in train_loader:
+        opt.zero_grad()
+        model(x).mean().backward()
+        opt.step()
+    model.eval()
+    for x in test_loader:
+        # CHECK: [[@LINE+1]]:9: GL303 `model` runs in evaluation mode but with grad enabled
+        model(x)

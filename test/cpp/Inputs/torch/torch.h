@@ -4,6 +4,7 @@
 // <torch/torch.h> costs ~10 s per file, this one nothing. test/cpp/e2e checks the real one.
 #pragma once
 
+#include <string>
 #include <vector>
 
 namespace c10 {
@@ -135,5 +136,22 @@ public:
   void step();
 };
 } // namespace optim
+
+// A TorchScript module (torch::jit::load): no torch::nn::Module, its own train/eval/forward.
+namespace jit {
+struct IValue {
+  IValue(const at::Tensor& tensor);
+  at::Tensor toTensor() const;
+};
+struct Module {
+  IValue forward(std::vector<IValue> inputs);
+  void train(bool on = true);
+  void eval() { train(false); }
+};
+namespace script {
+using Module = ::torch::jit::Module;
+} // namespace script
+Module load(const std::string& path);
+} // namespace jit
 
 } // namespace torch

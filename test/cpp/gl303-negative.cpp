@@ -1,0 +1,58 @@
+// RUN: %check-file %s %cpp-flags 2>&1 | count 0
+// The correct twins of gl303.cpp: the evaluation runs with grad disabled, or the function
+// trains again after evaluating.
+#include <torch/torch.h>
+
+struct NetImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor& x);
+};
+struct Net : torch::nn::ModuleHolder<NetImpl> {};
+
+torch::Tensor batch();
+
+int main() {
+  Net model;
+  torch::optim::SGD optimizer({}, 0.01);
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    optimizer.zero_grad();
+    auto loss = torch::nn::mse_loss(model->forward(batch()), batch());
+    loss.backward();
+    optimizer.step();
+  }
+  model->eval();
+  torch::NoGradGuard no_grad;
+  float correct = 0;
+  for (int i = 0; i < 10; ++i) {
+    auto output = model->forward(batch());
+    correct += output.item();
+  }
+  return correct > 0 ? 0 : 1;
+}
+
+// Each epoch evaluates and then trains again: a training loop that evaluates on the side.
+void train_and_validate(Net& model, torch::optim::SGD& optimizer) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    model->train();
+    for (int i = 0; i < 10; ++i) {
+      optimizer.zero_grad();
+      auto loss = torch::nn::mse_loss(model->forward(batch()), batch());
+      loss.backward();
+      optimizer.step();
+    }
+    model->eval();
+    for (int i = 0; i < 10; ++i) (void)model->forward(batch());
+  }
+}
+
+float test_script(torch::jit::script::Module network) {
+  network.eval();
+  torch::NoGradGuard no_grad;
+  float total = 0;
+  for (int i = 0; i < 10; ++i) {
+    std::vector<torch::jit::IValue> input;
+    input.push_back(batch());
+    auto output = network.forward(input).toTensor();
+    total += output.item();
+  }
+  return total;
+}
