@@ -349,6 +349,7 @@ bool planPythonRanges(FileState& state) {
   // parse it (diffusers decorates every pipeline's `__call__` so).
   bool chosen = splitIntoChunks(state, markers.all);
   python::dropRestoringRegions(state.source->bytes(), state.layout, mentions);
+  python::dropBoundNames(state.source->bytes(), state.layout, mentions);
   chosen = python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
   if (!chosen) return false;
   planRanges(state);

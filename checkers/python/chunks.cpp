@@ -530,6 +530,25 @@ size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
   return before - mentions.size();
 }
 
+size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
+                      std::vector<Mention>& mentions) {
+  const size_t before = mentions.size();
+  std::erase_if(mentions, [&](const Mention& mention) {
+    const size_t index = codeChunkAt(layout, mention.at);
+    if (index == SIZE_MAX) return false;
+    const SourceChunk& chunk = layout.chunks[index];
+    if (chunk.definition || chunk.imports || chunk.membersEnd > 0) return false;
+    // The statement's first word, the mention inside it, then `=` (not `==`).
+    const size_t first = chunk.start + indentOf(text, chunk.start);
+    size_t end = first;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    if (mention.at < first || mention.at >= end) return false;
+    while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+    return end + 1 < text.size() && text[end] == '=' && text[end + 1] != '=';
+  });
+  return before - mentions.size();
+}
+
 bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
                      std::vector<bool>& chosen) {
   const std::vector<SourceChunk>& chunks = layout.chunks;

@@ -139,6 +139,13 @@ bool restoringRegionAt(std::string_view text, size_t at);
 size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
                             std::vector<Mention>& mentions);
 
+// Removes from `mentions` those inside the name that a module or class-body statement binds
+// first (`model_cpu_offload_seq = "unet->vae"`): binding a name is no event, and every use of
+// the name mentions the marker too (module code reaches the binding from a chosen use). Returns
+// how many it removed.
+size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
+                      std::vector<Mention>& mentions);
+
 // Marks the chunks holding one of `mentions` outside comments and strings (`chosen` has one flag
 // per chunk and keeps earlier marks). A mention in a class header chooses the whole class.
 // Returns true when a chunk was newly marked.

@@ -307,6 +307,25 @@ TEST(Chunks, RestoringRegionsAloneDoNotChooseAFunction) {
             (std::vector<bool>{false, false, true, true, false, true, true, true, true}));
 }
 
+TEST(Chunks, ANameBoundByModuleOrClassCodeIsNoMention) {
+  const std::string text = "device_map_default = 'auto'\n"
+                           "class Pipeline:\n"
+                           "    model_cpu_offload_seq = 'unet->vae'\n"
+                           "    hooks = cpu_offload(unet)\n"
+                           "    offload_count += 1\n"
+                           "    def run(self):\n        offload_seq = 1\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 6u);
+  std::vector<Mention> mentions = findMentions(text, {"offload", "device_map"}, Match::Marker);
+  ASSERT_EQ(mentions.size(), 5u);
+  // The two names bound at a statement's start; not a call in a value, an augmented
+  // assignment, or a function's local.
+  EXPECT_EQ(dropBoundNames(text, layout, mentions), 2u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  chooseMentioned(layout, mentions, chosen);
+  EXPECT_EQ(chosen, (std::vector<bool>{false, true, false, true, true, true}));
+}
+
 TEST(Chunks, ImportsNeedTheKeyword) {
   const std::string text = "x = 1  # imported elsewhere\nfrom a import b\ny = 'import z'\n"
                            "try:\n    import numpy\nexcept ImportError:\n    pass\n"
