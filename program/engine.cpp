@@ -302,21 +302,24 @@ bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& bu
 // Python: parse only the chunks that mention a needle (plus every import). The file is split
 // into chunks at its first mention (`needles` then also name the imports whose aliases count).
 // Returns true when more chunks were chosen (and so the file needs lowering again).
+// Splits the file into chunks, once. Returns true when the imports' aliases of `needles` chose
+// chunks.
+bool splitIntoChunks(FileState& state, const std::vector<std::string>& needles) {
+  if (!state.layout.chunks.empty()) return false;
+  const std::string& text = state.source->bytes();
+  state.layout = python::scanChunks(text, state.source->contentStart(), true);
+  state.chosen.assign(state.layout.chunks.size(), false);
+  // `from torch import no_grad as ng`: chunks that call `ng` matter too.
+  const std::vector<std::string> aliases =
+      python::importAliases(text, state.layout.chunks, needles);
+  return python::chooseChunks(text, state.layout, aliases, state.chosen, python::Match::Word);
+}
+
 bool chooseMentions(FileState& state, const std::vector<python::Mention>& mentions,
                     const std::vector<std::string>& needles) {
   if (mentions.empty()) return false;
-  const std::string& text = state.source->bytes();
-  bool chosen = false;
-  if (state.layout.chunks.empty()) {
-    state.layout = python::scanChunks(text, state.source->contentStart(), true);
-    state.chosen.assign(state.layout.chunks.size(), false);
-    // `from torch import no_grad as ng`: chunks that call `ng` matter too.
-    const std::vector<std::string> aliases =
-        python::importAliases(text, state.layout.chunks, needles);
-    chosen = python::chooseChunks(text, state.layout, aliases, state.chosen, python::Match::Word);
-  }
-  chosen = python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
-  return chosen;
+  const bool chosen = splitIntoChunks(state, needles);
+  return python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
 }
 
 // After choosing: the ranges to parse. Once anything is parsed, so is every mention of an
@@ -341,7 +344,14 @@ bool planPythonRanges(FileState& state) {
   // chunks name a grad API.
   std::vector<python::Mention> conflicts = python::conflictMarkers(state.source->bytes());
   mentions.insert(mentions.end(), conflicts.begin(), conflicts.end());
-  if (!chooseMentions(state, mentions, markers.all)) return false;
+  if (mentions.empty()) return false;
+  // `@torch.no_grad()` over a function that does nothing else with grad mode is no reason to
+  // parse it (diffusers decorates every pipeline's `__call__` so).
+  bool chosen = splitIntoChunks(state, markers.all);
+  python::dropRestoringRegions(state.source->bytes(), state.layout, mentions);
+  python::dropBoundNames(state.source->bytes(), state.layout, mentions);
+  chosen = python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
+  if (!chosen) return false;
   planRanges(state);
   return true;
 }

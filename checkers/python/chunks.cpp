@@ -412,7 +412,142 @@ size_t codeChunkAt(const ChunkLayout& layout, uint32_t at) {
   return static_cast<size_t>(std::prev(chunk) - chunks.begin());
 }
 
+bool inInert(const ChunkLayout& layout, size_t at) {
+  const std::vector<ByteRange>& inert = layout.inert;
+  auto after = std::upper_bound(inert.begin(), inert.end(), at,
+                                [](size_t byte, const ByteRange& r) { return byte < r.start; });
+  return after != inert.begin() && at < std::prev(after)->end;
+}
+
+// Only blanks between the start of its line and `at`.
+bool startsLine(std::string_view text, size_t at) {
+  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t' || text[at - 1] == '\f')) --at;
+  return at == 0 || text[at - 1] == '\n' || text[at - 1] == '\r';
+}
+
+// What makes a function with a restoring region worth parsing whatever the selected rules are,
+// outside comments and strings: a backward (GL302 and GL304 ask where its value was computed;
+// GL301/GL305 read the loop), a toggle or a context entered by hand (GL101-GL107), a gradient
+// reset (callers' training loops read it from the summary), a switch to train or eval mode
+// (GL303, and what GL201 calls training), offload hooks (GL201/GL202). A `step()` alone is not:
+// the training-loop rules need a backward beside it, and no summary carries steps.
+struct Spoiler {
+  std::string_view text;
+  bool wholeEnd; // not followed by an identifier character (`.grad`, not `.gradient_scale`)
+};
+constexpr std::array<Spoiler, 13> kRegionSpoilers = {{
+    {"backward", false},
+    {"grad_enabled", false},
+    {"enable_grad", false},
+    {"_enter", false},
+    {"_exit", false},
+    {"zero_grad", false},
+    {".grad", true},
+    {"requires_grad", false},
+    {".train(", false},
+    {".eval(", false},
+    {"offload", false},
+    {"device_map", false},
+    {"dispatch", false},
+}};
+
+// A chunk that a restoring region alone does not make worth parsing: a function's (not a
+// class's: a class body runs at import), naming no spoiler.
+bool quietFunction(std::string_view text, const ChunkLayout& layout, const SourceChunk& chunk) {
+  if (!chunk.definition || chunk.membersEnd > 0) return false;
+  const std::string_view body = text.substr(chunk.start, chunk.end - chunk.start);
+  // The line after the decorators, at the chunk's own indentation: `def` or `async def`.
+  const uint32_t indent = indentOf(text, chunk.start);
+  bool function = false;
+  for (size_t line = 0; line < body.size();) {
+    if (indentOf(body, line) == indent) {
+      const std::string_view rest = body.substr(line + indent, 10);
+      if (rest.starts_with("class ")) return false;
+      if (rest.starts_with("def ") || rest.starts_with("async def ")) {
+        function = true;
+        break;
+      }
+    }
+    const size_t next = body.find('\n', line);
+    if (next == std::string_view::npos) break;
+    line = next + 1;
+  }
+  if (!function) return false;
+  for (const Spoiler& spoiler : kRegionSpoilers) {
+    for (size_t found = body.find(spoiler.text); found != std::string_view::npos;
+         found = body.find(spoiler.text, found + 1)) {
+      const size_t end = found + spoiler.text.size();
+      if (spoiler.wholeEnd && end < body.size() && isWordChar(body[end])) continue;
+      if (!inInert(layout, chunk.start + found)) return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
+
+bool restoringRegionAt(std::string_view text, size_t at) {
+  if (at >= text.size() || (at > 0 && isWordChar(text[at - 1]))) return false;
+  size_t end = at;
+  while (end < text.size() && isWordChar(text[end])) ++end;
+  const std::string_view name = text.substr(at, end - at);
+  if (name != "no_grad" && name != "inference_mode") return false;
+  if (text.substr(end, 2) != "()") return false;
+  size_t after = end + 2;
+  while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+  // The dotted name: `torch.no_grad`, `torch.autograd.no_grad`, `no_grad`; not `f().no_grad`.
+  size_t start = at;
+  while (start > 0 && (isWordChar(text[start - 1]) || text[start - 1] == '.')) --start;
+  if (text[start] == '.') return false;
+  if (start > 0 && text[start - 1] == '@') {
+    const bool lineEnds = after >= text.size() || text[after] == '\n' || text[after] == '\r' ||
+                          text[after] == '#';
+    return lineEnds && startsLine(text, start - 1);
+  }
+  // `with NAME():` or `with NAME(), ...:`, as a statement of its own.
+  if (after >= text.size() || (text[after] != ':' && text[after] != ',')) return false;
+  size_t keyword = start;
+  while (keyword > 0 && (text[keyword - 1] == ' ' || text[keyword - 1] == '\t')) --keyword;
+  if (keyword == start || keyword < 4 || text.substr(keyword - 4, 4) != "with") return false;
+  keyword -= 4;
+  if (keyword >= 6 && text.substr(keyword - 6, 6) == "async ") keyword -= 6;
+  return startsLine(text, keyword);
+}
+
+size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
+                            std::vector<Mention>& mentions) {
+  // Per chunk: 0 not yet known, 1 quiet, 2 not.
+  std::unordered_map<size_t, uint8_t> quiet;
+  const size_t before = mentions.size();
+  std::erase_if(mentions, [&](const Mention& mention) {
+    if (!restoringRegionAt(text, mention.at)) return false;
+    const size_t index = codeChunkAt(layout, mention.at);
+    if (index == SIZE_MAX) return false;
+    uint8_t& known = quiet[index];
+    if (known == 0) known = quietFunction(text, layout, layout.chunks[index]) ? 1 : 2;
+    return known == 1;
+  });
+  return before - mentions.size();
+}
+
+size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
+                      std::vector<Mention>& mentions) {
+  const size_t before = mentions.size();
+  std::erase_if(mentions, [&](const Mention& mention) {
+    const size_t index = codeChunkAt(layout, mention.at);
+    if (index == SIZE_MAX) return false;
+    const SourceChunk& chunk = layout.chunks[index];
+    if (chunk.definition || chunk.imports || chunk.membersEnd > 0) return false;
+    // The statement's first word, the mention inside it, then `=` (not `==`).
+    const size_t first = chunk.start + indentOf(text, chunk.start);
+    size_t end = first;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    if (mention.at < first || mention.at >= end) return false;
+    while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+    return end + 1 < text.size() && text[end] == '=' && text[end + 1] != '=';
+  });
+  return before - mentions.size();
+}
 
 bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
                      std::vector<bool>& chosen) {

@@ -124,6 +124,28 @@ std::vector<Mention> conflictMarkers(std::string_view text);
 // Whether a merge-conflict marker line starts at byte `at`.
 bool conflictMarkerAt(std::string_view text, size_t at);
 
+// Whether the mention at `at` opens a region that restores the mode it found, spelled so that
+// no rule reports it: a decorator line `@torch.no_grad()` / `@torch.inference_mode()` or a
+// statement `with torch.no_grad():` (`with torch.no_grad(), other:`), any dotted spelling, with
+// empty parentheses. `with torch.no_grad:`, a bare `torch.no_grad()` and `@torch.no_grad` are
+// not (GL105 and friends report them).
+bool restoringRegionAt(std::string_view text, size_t at);
+
+// Removes from `mentions` those that are restoring regions (restoringRegionAt) in the chunk of
+// a function that names nothing else a rule acts on: no toggle, backward, gradient reset,
+// train/eval switch or offload (outside comments and strings). Such a function restores what
+// it found and holds no finding, and its summary says nothing to callers, so it need not be
+// parsed; a rescan still parses it if it calls a summarised helper. Returns how many it removed.
+size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
+                            std::vector<Mention>& mentions);
+
+// Removes from `mentions` those inside the name that a module or class-body statement binds
+// first (`model_cpu_offload_seq = "unet->vae"`): binding a name is no event, and every use of
+// the name mentions the marker too (module code reaches the binding from a chosen use). Returns
+// how many it removed.
+size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
+                      std::vector<Mention>& mentions);
+
 // Marks the chunks holding one of `mentions` outside comments and strings (`chosen` has one flag
 // per chunk and keeps earlier marks). A mention in a class header chooses the whole class.
 // Returns true when a chunk was newly marked.

@@ -257,6 +257,75 @@ TEST(Chunks, MentionsInCommentsAndStringsDoNotCount) {
   EXPECT_EQ(chosen, (std::vector<bool>{false, false, false, true, true}));
 }
 
+TEST(Chunks, RestoringRegionsAreDecoratorsAndWithStatementsWithEmptyParentheses) {
+  auto region = [](const std::string& text) {
+    const size_t name = std::min(text.find("no_grad"), text.find("inference_mode"));
+    return restoringRegionAt(text, name);
+  };
+  EXPECT_TRUE(region("@torch.no_grad()\ndef f():\n"));
+  EXPECT_TRUE(region("    @torch.inference_mode()  # no graph\n    def f(self):\n"));
+  EXPECT_TRUE(region("@no_grad()\r\ndef f():\n"));
+  EXPECT_TRUE(region("    with torch.autograd.no_grad():\n"));
+  EXPECT_TRUE(region("    with torch.no_grad(), open(p) as f:\n"));
+  EXPECT_TRUE(region("    async with torch.no_grad():\n"));
+  // What GL105 reports, and spellings the scan does not vouch for.
+  EXPECT_FALSE(region("@torch.no_grad\ndef f():\n"));
+  EXPECT_FALSE(region("    with torch.no_grad:\n"));
+  EXPECT_FALSE(region("    torch.no_grad()\n"));
+  EXPECT_FALSE(region("    torch.no_grad().__enter__()\n"));
+  EXPECT_FALSE(region("    ctx = torch.no_grad()\n"));
+  EXPECT_FALSE(region("    with torch.inference_mode(False):\n"));
+  EXPECT_FALSE(region("    with torch.no_grad() as ctx:\n"));
+  EXPECT_FALSE(region("    with a, torch.no_grad():\n"));
+  EXPECT_FALSE(region("    with f().no_grad():\n"));
+  EXPECT_FALSE(region("    x = 1; with torch.no_grad():\n"));
+  EXPECT_FALSE(region("    without torch.no_grad():\n"));
+  EXPECT_FALSE(region("@torch.my_no_grad()\n"));
+}
+
+TEST(Chunks, RestoringRegionsAloneDoNotChooseAFunction) {
+  const std::string text = "@torch.no_grad()\ndef quiet(x):\n"
+                           "    '''Never calls backward() here.'''\n"
+                           "    return scheduler.step(x)  # a step alone is no training loop\n"
+                           "def block(x):\n    with torch.inference_mode():\n        return f(x)\n"
+                           "@torch.no_grad()\ndef trains(x):\n    x.backward()\n"
+                           "@torch.no_grad()\ndef resets(p):\n    p.grad = None\n"
+                           "@torch.no_grad()\ndef scaled(p):\n    return p.gradient_scale\n"
+                           "@torch.no_grad()\nclass Body:\n    x = 1\n"
+                           "with torch.no_grad():\n    y = 2\n"
+                           "def bare():\n    torch.no_grad()\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 9u);
+  std::vector<Mention> mentions = findMentions(text, {"no_grad", "inference_mode"}, Match::Marker);
+  ASSERT_EQ(mentions.size(), 8u);
+  EXPECT_EQ(dropRestoringRegions(text, layout, mentions), 3u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  chooseMentioned(layout, mentions, chosen);
+  // `quiet`, `block` and `scaled` are left out; a backward, a gradient reset, a class body
+  // (it runs at import), module code and what GL105 reports are not.
+  EXPECT_EQ(chosen,
+            (std::vector<bool>{false, false, true, true, false, true, true, true, true}));
+}
+
+TEST(Chunks, ANameBoundByModuleOrClassCodeIsNoMention) {
+  const std::string text = "device_map_default = 'auto'\n"
+                           "class Pipeline:\n"
+                           "    model_cpu_offload_seq = 'unet->vae'\n"
+                           "    hooks = cpu_offload(unet)\n"
+                           "    offload_count += 1\n"
+                           "    def run(self):\n        offload_seq = 1\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 6u);
+  std::vector<Mention> mentions = findMentions(text, {"offload", "device_map"}, Match::Marker);
+  ASSERT_EQ(mentions.size(), 5u);
+  // The two names bound at a statement's start; not a call in a value, an augmented
+  // assignment, or a function's local.
+  EXPECT_EQ(dropBoundNames(text, layout, mentions), 2u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  chooseMentioned(layout, mentions, chosen);
+  EXPECT_EQ(chosen, (std::vector<bool>{false, true, false, true, true, true}));
+}
+
 TEST(Chunks, ImportsNeedTheKeyword) {
   const std::string text = "x = 1  # imported elsewhere\nfrom a import b\ny = 'import z'\n"
                            "try:\n    import numpy\nexcept ImportError:\n    pass\n"

@@ -13,9 +13,10 @@ os.makedirs(os.path.join(out, "pkg"), exist_ok=True)
 open(os.path.join(out, "pkg", "__init__.py"), "w").close()
 with open(os.path.join(out, "pkg", "helpers.py"), "w") as f:
     f.write("import torch\n\n\ndef leaky_helper():\n    torch.set_grad_enabled(False)\n")
+# `enable_grad`: a `no_grad` block alone would not make its method worth parsing.
 lines = ["import torch", "from pkg.helpers import leaky_helper", "", "", "class Big:"]
 for n in range(600):
-    lines += [f"    def method_{n}(self, x):", "        with torch.no_grad():",
+    lines += [f"    def method_{n}(self, x):", "        with torch.enable_grad():",
               f"            return x + {n}", ""]
     if n == 300:  # in the middle, so that kept parts come before and after it
         lines += ["    def uses_helper(self):", "        leaky_helper()", "        return 1", ""]
