@@ -334,6 +334,7 @@ void planRanges(FileState& state) {
   }
   python::chooseModuleFlow(state.source->bytes(), state.layout, state.chosen,
                            state.chosenAsBinding);
+  python::chooseTrainerSubclasses(state.source->bytes(), state.layout, state.chosen);
   state.ranges = python::chosenRanges(state.layout.chunks, state.chosen);
 }
 

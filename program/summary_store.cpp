@@ -131,6 +131,11 @@ std::string summariesToText(const ir::SummaryTable& table,
       item["offloads_args"] = summary.offloadsArgs;
       item["offloads_params"] = summary.offloadsParams;
     }
+    if (summary.returnsOffloaded) {
+      item["returns_offloaded"] = summary.returnedMayOffload  ? "may_offload"
+                                  : summary.returnedDeviceMap ? "device_map"
+                                                              : "hooks";
+    }
     if (!summary.togglePath.empty()) {
       ordered_json toggle = {{"path", relative(summary.togglePath)},
                              {"range", rangeToJson(summary.toggleRange)},
@@ -200,6 +205,16 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       if (summary.offloadsParams.size() != summary.offloadsArgs.size()) {
         error = "`offloads_params` and `offloads_args` differ in length";
         return false;
+      }
+      if (const auto returned = item.find("returns_offloaded"); returned != item.end()) {
+        const std::string how = returned->get<std::string>();
+        if (how != "hooks" && how != "device_map" && how != "may_offload") {
+          error = "`returns_offloaded` must be \"hooks\", \"device_map\" or \"may_offload\"";
+          return false;
+        }
+        summary.returnsOffloaded = true;
+        summary.returnedMayOffload = how == "may_offload";
+        summary.returnedDeviceMap = how != "hooks";
       }
       if (const auto toggle = item.find("toggle"); toggle != item.end()) {
         summary.togglePath = toggle->at("path").get<std::string>();

@@ -107,6 +107,12 @@ bool isComponentClass(std::string_view qualifiedName) {
 bool returnsSameModel(std::string_view lastName) { return contains(kSameModelCalls, lastName); }
 bool isModuleMoveMethod(std::string_view method) { return contains(kModuleMoveMethods, method); }
 
+bool wrapsFirstArgument(std::string_view receiver, std::string_view method) {
+  if (method != "from_pretrained") return false;
+  const std::string_view last = receiver.substr(receiver.rfind('.') + 1);
+  return last.starts_with("PeftModel") || last.starts_with("PeftMixedModel");
+}
+
 TrainerClass classifyTrainerClass(std::string_view qualifiedName) {
   const std::string_view last = qualifiedName.substr(qualifiedName.rfind('.') + 1);
   if (!last.ends_with("Trainer")) return {};

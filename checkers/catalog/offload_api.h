@@ -56,6 +56,9 @@ bool isComponentClass(std::string_view qualifiedName);
 // Calls that return the model they are given, or a wrapper around the same modules
 // (`accelerator.unwrap_model(m)`, peft's `get_peft_model(m, config)`), by their last name.
 bool returnsSameModel(std::string_view lastName);
+// `PeftModel.from_pretrained(model, adapter_path)`: a loader that wraps the model it is given
+// (its first argument) in an adapter instead of loading a new one. `receiver` as written.
+bool wrapsFirstArgument(std::string_view receiver, std::string_view method);
 // `.to(device)`-style methods that return their receiver.
 bool isModuleMoveMethod(std::string_view method);
 

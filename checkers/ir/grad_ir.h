@@ -104,6 +104,7 @@ struct Event {
   int32_t argIndex = -1;        // RestoreArg: which parameter
   SourceRange range;
   std::string callee;   // Call/SetGrad/EnterGuard: resolved qualified name (or spelled name)
+                        // Assign/Return: the function called for the value (`m = load()`)
   std::string var;      // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
   std::vector<std::string> argVars; // Call: arguments that are plain names ("" otherwise)
   std::vector<int8_t> argBools;     // Call: 1/0 for literal True/False arguments, -1 otherwise

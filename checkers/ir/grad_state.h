@@ -34,6 +34,17 @@ struct FunctionSummary {
   std::string offloadPath;
   SourceRange offloadRange;
   std::string offloadText;
+  // Some return hands back an object with offload hooks (an offloaded model, or one loaded with
+  // a device map: `return AutoModel.from_pretrained(name, device_map="auto")`), so a caller's
+  // `model = load()` is that object. `returnedMayOffload`: only possibly (an automatic map);
+  // `returnedDeviceMap`: the hooks are a device_map load's.
+  bool returnsOffloaded = false;
+  bool returnedMayOffload = false;
+  bool returnedDeviceMap = false;
+  // Where the returned object got its hooks (through helpers, the innermost), for reports.
+  std::string returnedOffloadPath;
+  SourceRange returnedOffloadRange;
+  std::string returnedOffloadText;
   // The toggle behind mayLeaveDisabled, for related locations in the caller's report.
   std::string togglePath;
   SourceRange toggleRange;
@@ -58,7 +69,8 @@ struct FunctionSummary {
   // Whether a call to the function changes anything its caller's analysis sees.
   bool affectsCallers() const {
     return mayLeaveDisabled || !mayLeaveInherited || returnsSavedMode || !restoresArgs.empty() ||
-           resetsGradients || !offloadsArgs.empty() || restoresOuterMode || contextClass;
+           resetsGradients || !offloadsArgs.empty() || returnsOffloaded || restoresOuterMode ||
+           contextClass;
   }
 };
 

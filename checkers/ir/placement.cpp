@@ -160,6 +160,29 @@ private:
   // came from the same object (`model = accelerator.prepare(model)`). What was offloaded stays
   // offloaded: a pipeline rebound or deleted leaves the hooks on the components it shared.
   PlacementFact assign(const Event& event, const PlacementFact& in) const {
+    PlacementFact out = rebind(event, in);
+    // `model = load(name)`, where `load` returns a model with hooks (a device_map load).
+    const FunctionSummary* summary =
+        event.callee.empty() ? nullptr : summaries_.find(event.callee);
+    const std::string path = aliases_.resolve(event.var);
+    auto known = find(out.offloaded, path);
+    // Offloaded already by the call itself (`pipe = setup(pipe)` offloads its argument).
+    const bool offloaded = known != out.offloaded.end() && known->path == path;
+    if (summary != nullptr && summary->returnsOffloaded && !offloaded) {
+      OffloadedObject object;
+      object.offload = event.range;
+      object.how = fmt::format("{}()", event.callee.substr(event.callee.rfind('.') + 1));
+      object.mayOffload = summary->returnedMayOffload;
+      object.deviceMap = summary->returnedDeviceMap;
+      object.innerPath = summary->returnedOffloadPath;
+      object.innerRange = summary->returnedOffloadRange;
+      object.innerText = summary->returnedOffloadText;
+      offloadWithComponents(out, path, object);
+    }
+    return out;
+  }
+
+  PlacementFact rebind(const Event& event, const PlacementFact& in) const {
     if (in.empty() ||
         std::find(event.deps.begin(), event.deps.end(), event.var) != event.deps.end()) {
       return in;
@@ -281,10 +304,19 @@ std::vector<std::string> withComponents(const PlacementFact& fact, const std::st
 
 bool hasPlacementEvents(const FunctionIR& fn, const SummaryTable& summaries) {
   return std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const Node& node) {
-    if (node.event.kind == EventKind::Offload) return true;
-    if (node.event.kind != EventKind::Call) return false;
-    const FunctionSummary* summary = summaries.findFor(node.event);
-    return summary != nullptr && !summary->offloadsArgs.empty();
+    const Event& event = node.event;
+    if (event.kind == EventKind::Offload) return true;
+    if (event.kind == EventKind::Call) {
+      const FunctionSummary* summary = summaries.findFor(event);
+      return summary != nullptr && !summary->offloadsArgs.empty();
+    }
+    // A helper's result with hooks: assigned (`model = load()`) or returned (`return load()`).
+    if ((event.kind == EventKind::Assign || event.kind == EventKind::Return) &&
+        !event.callee.empty()) {
+      const FunctionSummary* summary = summaries.find(event.callee);
+      return summary != nullptr && summary->returnsOffloaded;
+    }
+    return false;
   });
 }
 

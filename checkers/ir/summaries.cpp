@@ -31,6 +31,43 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
   return false;
 }
 
+// Whether some return of `fn` hands back an object with hooks: a name (or a move or wrapper
+// of one) the placement analysis has offloaded there, or what a helper returning such an object
+// returned. A definite offload on one return beats an automatic map's "may" on another.
+void summarizeReturnedOffloads(const FunctionIR& fn, const SummaryTable& table,
+                               const std::string& path, const StableAliases& aliases,
+                               const DataflowResult<PlacementFact>& flow,
+                               FunctionSummary& summary) {
+  auto note = [&](bool mayOffload, bool deviceMap, const std::string& where,
+                  const SourceRange& range, const std::string& what) {
+    if (summary.returnsOffloaded && (mayOffload || !summary.returnedMayOffload)) return;
+    summary.returnsOffloaded = true;
+    summary.returnedMayOffload = mayOffload;
+    summary.returnedDeviceMap = deviceMap;
+    summary.returnedOffloadPath = where;
+    summary.returnedOffloadRange = range;
+    summary.returnedOffloadText = what;
+  };
+  for (NodeId id = 0; id < fn.nodes.size(); ++id) {
+    const Event& event = fn.nodes[id].event;
+    if (event.kind != EventKind::Return || !flow.reached[id]) continue;
+    if (!event.var.empty()) {
+      const std::string returned = aliases.resolve(event.var);
+      for (const OffloadedObject& object : flow.in[id].offloaded) {
+        if (!relatedPaths(object.path, returned)) continue;
+        const bool inner = !object.innerText.empty();
+        note(object.mayOffload, object.deviceMap, inner ? object.innerPath : path,
+             inner ? object.innerRange : object.offload, inner ? object.innerText : object.how);
+      }
+    }
+    if (const FunctionSummary* callee = event.callee.empty() ? nullptr : table.find(event.callee);
+        callee != nullptr && callee->returnsOffloaded) {
+      note(callee->returnedMayOffload, callee->returnedDeviceMap, callee->returnedOffloadPath,
+           callee->returnedOffloadRange, callee->returnedOffloadText);
+    }
+  }
+}
+
 // Which arguments `fn` leaves with offload hooks when it returns: an argument offloaded itself,
 // or as a component of something offloaded (`Pipeline(unet=unet).enable_model_cpu_offload()`).
 // A helper that takes the hooks off again before returning (a validation pass) leaves its
@@ -41,6 +78,7 @@ void summarizeOffloads(const FunctionIR& fn, const SummaryTable& table, const st
   const StableAliases aliases(fn);
   const auto flow = analyzePlacement(fn, table, aliases, {}, /*trackArguments=*/true);
   if (!flow.reached[fn.normalExit]) return;
+  summarizeReturnedOffloads(fn, table, path, aliases, flow, summary);
   for (const OffloadedObject& object : flow.in[fn.normalExit].offloaded) {
     if (object.argument < 0 || object.mayOffload ||
         std::find(summary.offloadsArgs.begin(), summary.offloadsArgs.end(), object.argument) !=

@@ -779,4 +779,50 @@ std::vector<ByteRange> chosenRanges(const std::vector<SourceChunk>& chunks,
   return ranges;
 }
 
+bool chooseTrainerSubclasses(std::string_view text, const ChunkLayout& layout,
+                             std::vector<bool>& chosen) {
+  bool marked = false;
+  const std::vector<SourceChunk>& chunks = layout.chunks;
+  for (size_t header = 0; header < chunks.size(); ++header) {
+    const SourceChunk& chunk = chunks[header];
+    if (chunk.membersEnd == 0 || chosen[header]) continue;
+    const std::string_view code = text.substr(chunk.start, chunk.end - chunk.start);
+    size_t at = code.find("class ");
+    while (at != std::string_view::npos && at > 0 && code[at - 1] != '\n') {
+      at = code.find("class ", at + 1);
+    }
+    if (at == std::string_view::npos) continue;
+    size_t nameEnd = at + 6;
+    while (nameEnd < code.size() && code[nameEnd] == ' ') ++nameEnd;
+    const size_t nameStart = nameEnd;
+    while (nameEnd < code.size() && isWordChar(code[nameEnd])) ++nameEnd;
+    const size_t open = code.find('(', nameEnd);
+    const size_t close = open == std::string_view::npos ? open : code.find(')', open);
+    if (nameEnd == nameStart || close == std::string_view::npos ||
+        code.substr(open, close - open).find("Trainer") == std::string_view::npos) {
+      continue;
+    }
+    const std::string call = std::string(code.substr(nameStart, nameEnd - nameStart)) + "(";
+    bool instantiated = false;
+    for (size_t other = 0; other < chunks.size() && !instantiated; ++other) {
+      if (!chosen[other] || (other >= header && other < chunk.membersEnd)) continue;
+      const std::string_view body =
+          text.substr(chunks[other].start, chunks[other].end - chunks[other].start);
+      for (size_t found = body.find(call); found != std::string_view::npos;
+           found = body.find(call, found + 1)) {
+        if (found == 0 || !isWordChar(body[found - 1])) {
+          instantiated = true;
+          break;
+        }
+      }
+    }
+    if (!instantiated) continue;
+    for (size_t member = header; member < chunk.membersEnd; ++member) {
+      marked = marked || !chosen[member];
+      chosen[member] = true;
+    }
+  }
+  return marked;
+}
+
 } // namespace gradlint::python

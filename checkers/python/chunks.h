@@ -166,6 +166,13 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& ment
 bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout, std::vector<bool>& chosen,
                       std::vector<bool>& asBinding);
 
+// Classes deriving from a library's trainer (a base named `...Trainer`, as in
+// `class MyTrainer(SFTTrainer):`) that a chosen chunk instantiates (`MyTrainer(`): chosen whole,
+// so that lowering knows `MyTrainer(model=m).train()` trains `m`. True when a chunk was newly
+// marked.
+bool chooseTrainerSubclasses(std::string_view text, const ChunkLayout& layout,
+                             std::vector<bool>& chosen);
+
 // The names a module-level statement binds at its start, before its first `=` (not `==`):
 // `a = 1`, `a, b = f()`, `a: int = 1`, `a = b = 2` (both). Empty for any other statement.
 std::vector<std::string> namesBoundAtStart(std::string_view statement);

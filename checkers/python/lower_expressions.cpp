@@ -397,6 +397,7 @@ catalog::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
     return catalog::DeviceMapPlacement::Offloads;
   }
   TSNode map = unparenthesize(keywordArgument(call, "device_map", source_));
+  if (isNull(map)) map = splattedDeviceMap(call);
   if (isNull(map)) return catalog::DeviceMapPlacement::OnDevice;
   catalog::DeviceMapPlacement placement = catalog::DeviceMapPlacement::OnDevice;
   if (kindOf(map) != Kind::identifier) {
@@ -412,6 +413,44 @@ catalog::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
     return catalog::DeviceMapPlacement::OnDevice;
   }
   return placement;
+}
+
+// The `device_map` entry of a dict the call unpacks as keyword arguments: `**{"device_map":
+// m}`, `**dict(device_map=m)`, or `**kwargs` where every binding of `kwargs` in the unit is
+// such a dict. The first binding's entry when several have one (a literal, or a name read as
+// the keyword's would be); null when none does.
+TSNode UnitLowerer::splattedDeviceMap(TSNode call) const {
+  const Fields& f = fields();
+  auto entryOf = [&](TSNode dict) -> TSNode {
+    dict = unparenthesize(dict);
+    if (kindOf(dict) == Kind::dictionary) {
+      for (TSNode pair : children(dict)) {
+        if (kindOf(pair) != Kind::pair) continue;
+        const auto key = stringValue(
+            unparenthesize(ts_node_child_by_field_name(pair, "key", 3)), source_);
+        if (key && *key == "device_map") return field(pair, f.value);
+      }
+    } else if (kindOf(dict) == Kind::call &&
+               text(field(dict, f.function), source_) == "dict" &&
+               module_.resolver.resolve(field(dict, f.function), source_).empty()) {
+      return keywordArgument(dict, "device_map", source_);
+    }
+    return TSNode{};
+  };
+  for (TSNode argument : children(field(call, f.arguments))) {
+    if (kindOf(argument) != Kind::dictionary_splat) continue;
+    TSNode splatted{};
+    for (TSNode inner : children(argument)) splatted = unparenthesize(inner);
+    if (isNull(splatted)) continue;
+    if (kindOf(splatted) != Kind::identifier) {
+      if (TSNode entry = entryOf(splatted); !isNull(entry)) return unparenthesize(entry);
+      continue;
+    }
+    for (TSNode binding : plainBindings(text(splatted, source_))) {
+      if (TSNode entry = entryOf(binding); !isNull(entry)) return unparenthesize(entry);
+    }
+  }
+  return TSNode{};
 }
 
 TSNode UnitLowerer::parameterDefault(std::string_view name) const {
@@ -692,7 +731,7 @@ void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
     TSNode function = unparenthesize(field(value, f.function));
     const std::string_view method =
         kindOf(function) == Kind::attribute ? text(field(function, f.attribute), source_) : "";
-    const catalog::TrainerClass trainer = catalog::classifyTrainerClass(callee);
+    const catalog::TrainerClass trainer = module_.trainerClass(callee);
     const std::string_view receiver =
         kindOf(function) == Kind::attribute ? text(field(function, f.object), source_) : "";
     const bool loader =
@@ -854,7 +893,7 @@ bool UnitLowerer::lowerTrainerCall(TSNode call, std::string_view method, TSNode 
   std::string trained;
   if (kindOf(receiver) == Kind::call) {
     const std::string callee = module_.resolver.resolve(field(receiver, f.function), source_);
-    unnamed = {catalog::classifyTrainerClass(callee), callee.substr(callee.rfind('.') + 1)};
+    unnamed = {module_.trainerClass(callee), callee.substr(callee.rfind('.') + 1)};
     if (unnamed.kind.style == catalog::TrainerStyle::None) return false;
     trainer = &unnamed;
     TSNode model = keywordArgument(receiver, "model", source_);

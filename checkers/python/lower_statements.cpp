@@ -300,8 +300,28 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
     ret.range = rangeOf(statement);
     if (!values.empty()) {
       TSNode value = unparenthesize(values.front());
-      if (kindOf(value) == Kind::identifier) ret.var = std::string(text(value, source_));
+      if (kindOf(value) == Kind::identifier) {
+        ret.var = std::string(text(value, source_));
+      } else {
+        ret.var = sameModuleObject(value, source_); // `return get_peft_model(model, config)`
+      }
       lowerExpression(values.front(), Role::Returned);
+      if (kindOf(value) == Kind::call) {
+        ret.callee = module_.resolver.resolve(field(value, f.function), source_);
+        // `return AutoModel.from_pretrained(name, device_map="auto")` returns a loaded model
+        // with the hooks the map attaches, as `model = ...; return model` does.
+        TSNode function = unparenthesize(field(value, f.function));
+        if (ret.var.empty() && kindOf(function) == Kind::attribute &&
+            catalog::isPretrainedLoader(text(field(function, f.attribute), source_))) {
+          const catalog::DeviceMapPlacement placement = devicePlacement(value);
+          if (placement != catalog::DeviceMapPlacement::OnDevice) {
+            ret.var = std::string(kReturnedValue);
+            emitObjectEvent(EventKind::Offload, ret.var, value, "from_pretrained(device_map=...)",
+                            placement == catalog::DeviceMapPlacement::MayOffload,
+                            ir::PlacementScope::DeviceMap);
+          }
+        }
+      }
     }
     lowerJumpCleanups(0);
     link(emit(ret), fn_.normalExit);
@@ -497,11 +517,13 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
           kindOf(value) == Kind::call && optimizerOverNewLeaves(value, callee);
       emitAssign(assignment, targetText, std::move(deps),
                  isFreshCopy(value, source_, callee) || newOptimizer);
+      fn_.nodes[current_].event.callee = callee;
       if (kindOf(value) == Kind::identifier || kindOf(value) == Kind::attribute) {
         fn_.nodes[current_].event.aliasOf = std::string(text(value, source_));
-      } else if (std::string moved = movedObject(value, source_); !moved.empty()) {
-        // `unet = pipe.unet.to("cuda")` is `pipe.unet`, hooks and all.
-        fn_.nodes[current_].event.aliasOf = std::move(moved);
+      } else if (std::string same = sameModuleObject(value, source_); !same.empty()) {
+        // `unet = pipe.unet.to("cuda")` is `pipe.unet`, hooks and all; `peft_model =
+        // get_peft_model(model, config)` wraps `model`'s modules, hooks and all.
+        fn_.nodes[current_].event.aliasOf = std::move(same);
       }
       fn_.nodes[current_].event.viewOf = viewSource(value, source_);
       if (text(value, source_).find("parameters(") != std::string_view::npos) {

@@ -169,6 +169,35 @@ void ModuleLowering::classifySavedModes() {
   }
 }
 
+void ModuleLowering::findTrainerSubclasses() {
+  trainerBases.clear();
+  // In source order, so a class deriving from one defined above it is found in one pass.
+  for (const UnitSource& unit : units) {
+    if (unit.kind != ir::UnitKind::ClassBody || unit.parent != 0 || isNull(unit.node) ||
+        unit.qualifiedName.empty()) {
+      continue;
+    }
+    TSNode bases = ts_node_child_by_field_name(unit.node, "superclasses", 12);
+    if (isNull(bases)) continue;
+    for (TSNode base : children(bases)) {
+      if (kindOf(base) != Kind::identifier && kindOf(base) != Kind::attribute) continue;
+      std::string name = resolver.resolve(base, bytes);
+      if (const auto local = trainerBases.find(name); local != trainerBases.end()) {
+        name = local->second;
+      }
+      if (catalog::classifyTrainerClass(name).style == catalog::TrainerStyle::None) continue;
+      trainerBases.emplace(unit.qualifiedName, std::move(name));
+      break;
+    }
+  }
+}
+
+catalog::TrainerClass ModuleLowering::trainerClass(const std::string& qualifiedName) const {
+  const auto local = trainerBases.find(qualifiedName);
+  return catalog::classifyTrainerClass(local == trainerBases.end() ? qualifiedName
+                                                                    : local->second);
+}
+
 bool ModuleLowering::derivesFromThread(int classUnit) const {
   TSNode definition = units[static_cast<size_t>(classUnit)].node;
   if (isNull(definition)) return false;

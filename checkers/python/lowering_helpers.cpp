@@ -222,6 +222,20 @@ bool isMainGuard(TSNode condition, std::string_view source) {
          text.find("__main__") != std::string_view::npos;
 }
 
+TSNode sameModuleSource(TSNode call, std::string_view source) {
+  const Fields& f = fields();
+  TSNode function = unparenthesize(field(call, f.function));
+  const bool method = kindOf(function) == Kind::attribute;
+  const std::string_view last =
+      method ? text(field(function, f.attribute), source) : text(function, source);
+  if (catalog::returnsSameModel(last) ||
+      (method && catalog::wrapsFirstArgument(text(field(function, f.object), source), last))) {
+    return unparenthesize(firstPositionalArgument(call));
+  }
+  if (method && catalog::isModuleMoveMethod(last)) return unparenthesize(field(function, f.object));
+  return TSNode{};
+}
+
 std::string componentObject(TSNode value, std::string_view source) {
   const Fields& f = fields();
   TSNode node = unparenthesize(value);
@@ -235,17 +249,8 @@ std::string componentObject(TSNode value, std::string_view source) {
       node = unparenthesize(field(node, f.object));
       break;
     case Kind::call: {
-      TSNode function = unparenthesize(field(node, f.function));
-      const bool method = kindOf(function) == Kind::attribute;
-      const std::string_view last = method ? text(field(function, f.attribute), source)
-                                           : text(function, source);
-      if (catalog::returnsSameModel(last)) {
-        node = unparenthesize(firstPositionalArgument(node));
-      } else if (method && catalog::isModuleMoveMethod(last)) {
-        node = unparenthesize(field(function, f.object));
-      } else {
-        return {};
-      }
+      node = sameModuleSource(node, source);
+      if (isNull(node)) return {};
       break;
     }
     default: return {};
@@ -254,20 +259,14 @@ std::string componentObject(TSNode value, std::string_view source) {
   return {};
 }
 
-std::string movedObject(TSNode value, std::string_view source) {
-  const Fields& f = fields();
+std::string sameModuleObject(TSNode value, std::string_view source) {
   TSNode node = unparenthesize(value);
-  bool moved = false;
+  bool followed = false;
   for (int hop = 0; hop < 8 && !isNull(node) && kindOf(node) == Kind::call; ++hop) {
-    TSNode function = unparenthesize(field(node, f.function));
-    if (kindOf(function) != Kind::attribute ||
-        !catalog::isModuleMoveMethod(text(field(function, f.attribute), source))) {
-      return {};
-    }
-    node = unparenthesize(field(function, f.object));
-    moved = true;
+    node = sameModuleSource(node, source);
+    followed = true;
   }
-  if (!moved || isNull(node)) return {};
+  if (!followed || isNull(node)) return {};
   if (kindOf(node) != Kind::identifier && kindOf(node) != Kind::attribute) return {};
   return std::string(text(node, source));
 }

@@ -44,7 +44,7 @@ LoweringMemo::ClassFacts ModuleLowering::classFacts(int classUnit) const {
 bool ModuleLowering::reusedContextHolds(const LoweringMemo& memo,
                                         const std::vector<Piece>& pieces) const {
   if (resolver.bindings() != memo.bindings || optimizerNames != memo.optimizerNames ||
-      units[0].savedVars != memo.moduleSavedVars) {
+      trainerBases != memo.trainerBases || units[0].savedVars != memo.moduleSavedVars) {
     return false;
   }
   for (const Piece& piece : pieces) {
@@ -189,6 +189,7 @@ bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<Byt
     }
   }
   classifySavedModes();
+  findTrainerSubclasses();
   if (reusedAny_) {
     for (const Piece& piece : pieces) {
       if (piece.reused == nullptr) continue;
@@ -263,6 +264,7 @@ bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<Byt
     memo->isPackageInit = context.isPackageInit;
     memo->bindings = resolver.bindings();
     memo->optimizerNames = optimizerNames;
+    memo->trainerBases = trainerBases;
     memo->moduleSavedVars = units[0].savedVars;
   }
   return true;

@@ -33,6 +33,7 @@ struct LoweringMemo {
   bool isPackageInit = false;
   std::unordered_map<std::string, std::string> bindings;   // module scope, after every import
   std::unordered_set<std::string> optimizerNames;          // module-wide
+  std::unordered_map<std::string, std::string> trainerBases; // module-wide: trainer subclasses
   std::unordered_set<std::string> moduleSavedVars;         // saves of grad mode at top level
   // What the methods of a top-level class depend on in it (by the class's qualified name).
   struct ClassFacts {

@@ -107,10 +107,19 @@ bool isMainGuard(TSNode condition, std::string_view source);
 // (`copy.deepcopy(unet)`), a fresh load, a literal.
 std::string componentObject(TSNode value, std::string_view source);
 
-// The object a chain of module moves returns (`pipe.unet.to("cuda")`, `model.cuda().half()`):
-// `.to()` and its kind return their receiver, the same module with the same hooks. Empty when
-// `value` is no such chain on a name or attribute.
-std::string movedObject(TSNode value, std::string_view source);
+// What a call returns the same modules of, hooks and all: a move's receiver (`.to()` and its
+// kind return it), a wrapper's first argument (`get_peft_model(m, config)`,
+// `PeftModel.from_pretrained(m, path)`, `accelerator.unwrap_model(m)`). Null for other calls.
+TSNode sameModuleSource(TSNode call, std::string_view source);
+
+// The object a chain of moves and wrappers returns (`pipe.unet.to("cuda")`,
+// `model.cuda().half()`, `get_peft_model(model, config)`): a new name for the same module.
+// Empty when `value` is no such chain on a name or attribute.
+std::string sameModuleObject(TSNode value, std::string_view source);
+
+// The name a return's value goes by when it has no name of its own but placement events
+// (`return AutoModel.from_pretrained(..., device_map="auto")`). No Python name is spelled so.
+inline constexpr std::string_view kReturnedValue = "<returned>";
 
 class ModuleLowering;
 
@@ -205,6 +214,8 @@ private:
   const std::vector<TSNode>& plainBindings(std::string_view name) const;
   // The default value of the unit's parameter `name` (`device_map="auto"`), or null.
   TSNode parameterDefault(std::string_view name) const;
+  // The `device_map=` value a call passes through `**kwargs` (a dict built in the unit), or null.
+  TSNode splattedDeviceMap(TSNode call) const;
   // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
   // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
   bool quantizedWithoutCpuOffload(TSNode call) const;
@@ -320,6 +331,11 @@ public:
   std::vector<UnitSource> units;
   std::unordered_set<const void*> mainGuards; // `if __name__ == "__main__":` lowered apart
   std::unordered_set<std::string> optimizerNames; // targets of torch.optim constructors
+  // Top-level classes that derive from a library's trainer (`class MyTrainer(SFTTrainer)`),
+  // directly or through another such class here: qualified name -> the library class.
+  std::unordered_map<std::string, std::string> trainerBases;
+  // The trainer class `qualifiedName` is or derives from here (style None: no trainer).
+  catalog::TrainerClass trainerClass(const std::string& qualifiedName) const;
 
 private:
   // A top-level statement, or a part of a top-level class (its header, a statement of its
@@ -342,6 +358,7 @@ private:
                       const std::vector<int>& stack, int depth);
   void enter(TSNode node, int depth, std::vector<int>& stack);
   void classifySavedModes();
+  void findTrainerSubclasses();
   std::string qualify(int parent, std::string_view name) const;
   std::string definitionKey(TSNode statement, const std::vector<ByteRange>& parsed) const;
   bool reusedContextHolds(const LoweringMemo& memo, const std::vector<Piece>& pieces) const;
