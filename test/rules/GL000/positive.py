@@ -15,6 +15,13 @@
 # RUN: not %check-file %t.py | FileCheck %s --check-prefix=NUL --implicit-check-not=': GL'
 # NUL: .py:2:6: GL000 invalid syntax: source code cannot contain null bytes
 #
+# The prefilter's trade-off: a function that only enters a restoring region is not parsed, so
+# its syntax error is reported with --no-prefilter only.
+# RUN: %python -c "open(r'%t.restoring.py', 'w').write('import torch\n\n\ndef scale(batch):\n    with torch.no_grad():\n        factor = = 2\n        return batch * factor\n')"
+# RUN: %check-file %t.restoring.py | count 0
+# RUN: not %check-file --no-prefilter %t.restoring.py | FileCheck %s --check-prefix=RESTORING
+# RESTORING: .restoring.py:6:18: GL000 invalid syntax: unexpected `=`
+#
 # A character that is not Python at all: the error names it, not the valid operand before it.
 # RUN: not %check-file %S/Inputs/invalid_character.py | FileCheck %S/Inputs/invalid_character.py --implicit-check-not=': GL'
 #

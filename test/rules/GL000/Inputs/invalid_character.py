@@ -3,7 +3,7 @@ import torch
 
 
 def total(batch):
-    with torch.no_grad():
+    with torch.enable_grad():
         # CHECK: [[@LINE+1]]:19: GL000 invalid syntax: unexpected `$`
         value = 3 $ 4
         return batch * value

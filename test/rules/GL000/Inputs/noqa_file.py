@@ -4,7 +4,7 @@ import torch
 
 
 def scale(batch):
-    with torch.no_grad():
+    with torch.enable_grad():
         # CHECK: [[@LINE+1]]:18: GL000 invalid syntax: unexpected `=`
         factor = = 2  # noqa: GL000
         return batch * factor
