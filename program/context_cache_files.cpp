@@ -131,7 +131,7 @@ void loadImportMemo(const fs::path& cacheDir, const std::vector<std::string>& pa
     auto& bucket = memo.buckets[index];
     try {
       const nlohmann::json entry = nlohmann::json::parse(text);
-      if (entry.at("format").get<int>() != kImportMemoFormat) continue;
+      if (entry.at("format") != kImportMemoFormat) continue;
       for (const auto& [file, row] : entry.at("files").items()) {
         ImportMemo::Entry memoEntry;
         memoEntry.stat = {row.at(0).get<int64_t>(), row.at(1).get<int64_t>(),
@@ -200,7 +200,7 @@ bool loadDistributionEntry(const fs::path& file, const std::string& label,
   auto summaries = std::make_shared<ir::SummaryTable>();
   try {
     const nlohmann::json entry = nlohmann::json::parse(text);
-    if (entry.at("format").get<int>() != kDistributionEntryFormat ||
+    if (entry.at("format") != kDistributionEntryFormat ||
         entry.at("distribution").get<std::string>() != label ||
         !readSummaries(entry.at("summaries").dump(), *summaries, error)) {
       return false;

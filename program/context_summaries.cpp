@@ -297,7 +297,7 @@ std::optional<std::vector<FileInput>> useCachedContextSummaries(
     ir::SummaryTable summaries;
     try {
       const nlohmann::ordered_json stored = nlohmann::ordered_json::parse(text);
-      if (stored.at("format").get<int>() != kContextSummaryFormat ||
+      if (stored.at("format") != kContextSummaryFormat ||
           stored.at("module").get<std::string>() != entry.module ||
           !readSummaries(stored.at("summaries"), summaries, error)) {
         continue;

@@ -130,7 +130,7 @@ json resultToJson(const CheckResult& result, const std::string& contentsKey) {
 // The stored result, when `entry` is a complete entry for exactly these contents.
 std::optional<CheckResult> resultFromJson(const json& entry, const std::string& contentsKey,
                                           const std::vector<FileInput>& inputs) {
-  if (!entry.is_object() || entry.value("format", 0) != kEntryFormat ||
+  if (!entry.is_object() || entry.value("format", json()) != kEntryFormat ||
       entry.value("contents", "") != contentsKey) {
     return std::nullopt;
   }

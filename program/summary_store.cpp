@@ -170,7 +170,7 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       error = "not a gradlint summary file (no \"format\": \"gradlint-summaries\")";
       return false;
     }
-    if (file.value("version", 0) != kSummaryFormatVersion) {
+    if (file.value("version", ordered_json()) != kSummaryFormatVersion) {
       error = "summary file version " + file.value("version", ordered_json(0)).dump() +
               ", this gradlint reads version " + std::to_string(kSummaryFormatVersion) +
               " (write it again with this gradlint's `gradlint summarize`)";
