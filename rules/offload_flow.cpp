@@ -30,6 +30,18 @@ std::unordered_set<std::string> backwardInputs(const ir::FunctionIR& fn, const s
       for (const std::string& dep : event.deps) grew |= reached.insert(dep).second;
     }
   }
+  // A name bound only under no_grad holds no graph, whatever it aliases (`targets =
+  // teacher.unet(x).sample` in a no_grad block): backward() does not reach through it.
+  std::unordered_map<std::string_view, bool> boundWithGrad;
+  for (const ir::Node& node : fn.nodes) {
+    const ir::Event& event = node.event;
+    if (event.kind != EventKind::Assign || !reached.count(event.var)) continue;
+    boundWithGrad[event.var] |= !event.regionDisablesGrad;
+  }
+  std::erase_if(reached, [&](const std::string& name) {
+    auto it = boundWithGrad.find(name);
+    return it != boundWithGrad.end() && !it->second;
+  });
   return reached;
 }
 

@@ -26,15 +26,20 @@ void UnitLowerer::lowerExpression(TSNode expression, Role role, std::string_view
   // thousands deep.
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   auto visit = [&](TSNode node) {
-    if (deps != nullptr) {
+    if (deps != nullptr && kindOf(node) == Kind::identifier) {
+      // Only for identifiers: the field lookup walks the hidden nodes above, which a long
+      // literal (`[1, 1, ...]` of millions) makes costly for every element.
       const TSFieldId fieldId =
           ts_node_eq(node, root) ? 0 : ts_tree_cursor_current_field_id(&cursor);
-      if (kindOf(node) == Kind::identifier && fieldId != f.attribute && fieldId != f.name) {
-        deps->emplace_back(text(node, source_));
-      } else if (kindOf(node) == Kind::attribute &&
-                 text(field(node, f.object), source_) == "self") {
+      const bool selfOfAttribute = fieldId == f.object && text(node, source_) == "self";
+      if (fieldId != f.attribute && fieldId != f.name && !selfOfAttribute) {
+        // `self.student(x)` depends on `self.student` (added below), not on all of `self`:
+        // whatever else `self` holds (an offloaded teacher) is not reached through it.
         deps->emplace_back(text(node, source_));
       }
+    } else if (deps != nullptr && kindOf(node) == Kind::attribute &&
+               text(field(node, f.object), source_) == "self") {
+      deps->emplace_back(text(node, source_));
     }
     switch (kindOf(node)) {
     case Kind::call:
