@@ -108,6 +108,8 @@ bool returnsSameModel(std::string_view lastName) { return contains(kSameModelCal
 bool isModuleMoveMethod(std::string_view method) { return contains(kModuleMoveMethods, method); }
 
 bool wrapsFirstArgument(std::string_view receiver, std::string_view method) {
+  // accelerate's prepare_model(m) returns m, or m wrapped for distributed training.
+  if (method == "prepare_model") return receiver.ends_with("accelerator");
   if (method != "from_pretrained") return false;
   const std::string_view last = receiver.substr(receiver.rfind('.') + 1);
   return last.starts_with("PeftModel") || last.starts_with("PeftMixedModel");

@@ -57,7 +57,8 @@ bool isComponentClass(std::string_view qualifiedName);
 // (`accelerator.unwrap_model(m)`, peft's `get_peft_model(m, config)`), by their last name.
 bool returnsSameModel(std::string_view lastName);
 // `PeftModel.from_pretrained(model, adapter_path)`: a loader that wraps the model it is given
-// (its first argument) in an adapter instead of loading a new one. `receiver` as written.
+// (its first argument) in an adapter instead of loading a new one; `accelerator.prepare_model(m)`.
+// `receiver` as written.
 bool wrapsFirstArgument(std::string_view receiver, std::string_view method);
 // `.to(device)`-style methods that return their receiver.
 bool isModuleMoveMethod(std::string_view method);

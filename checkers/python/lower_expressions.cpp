@@ -1010,6 +1010,22 @@ bool UnitLowerer::lowerPlacementCall(TSNode call, TSNode function, const std::st
         kindOf(unparenthesize(evaluation)) != Kind::false_) {
       return false;
     }
+    // The models are readied for training when the same call readies what trains them: an
+    // optimizer, or a training data loader (`train_dataloader`), or prepare_model() is told
+    // so (evaluation_mode=False). `prepare_model(m)` or `prepare(model, eval_loader)` alone
+    // also readies a model for distributed inference (a frozen embedding model): then only
+    // its later training counts.
+    bool forTraining = method == "prepare_model" && !isNull(evaluation);
+    for (TSNode argument : children(field(call, f.arguments))) {
+      const Kind kind = kindOf(argument);
+      if (kind != Kind::identifier && kind != Kind::attribute) continue;
+      const std::string_view argumentText = text(argument, source_);
+      const std::string_view last = argumentText.substr(argumentText.rfind('.') + 1);
+      if (isOptimizer(argumentText) || isOptimizer(last) || last.find("train") != last.npos) {
+        forTraining = true;
+      }
+    }
+    if (!forTraining) return false;
     for (TSNode argument : children(field(call, f.arguments))) {
       const Kind kind = kindOf(argument);
       if ((kind == Kind::identifier || kind == Kind::attribute) && mayBeModel(argument)) {

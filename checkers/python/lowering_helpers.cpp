@@ -233,6 +233,14 @@ TSNode sameModuleSource(TSNode call, std::string_view source) {
     return unparenthesize(firstPositionalArgument(call));
   }
   if (method && catalog::isModuleMoveMethod(last)) return unparenthesize(field(function, f.object));
+  // `accelerator.prepare(m)` of one object returns that object (of several: a tuple).
+  if (method && last == "prepare" &&
+      text(field(function, f.object), source).ends_with("accelerator")) {
+    TSNode only = firstPositionalArgument(call);
+    if (!isNull(only) && ts_node_named_child_count(field(call, f.arguments)) == 1) {
+      return unparenthesize(only);
+    }
+  }
   return TSNode{};
 }
 

@@ -63,7 +63,30 @@ def named_as_optimizers(accelerator, pipe):
 
 
 # ... but "optim" starting another word is no optimizer: `optimized_unet` (a compiled model).
-def named_optimized(accelerator, pipe):
+def named_optimized(accelerator, pipe, train_dl):
     pipe.enable_model_cpu_offload()
     # CHECK: [[@LINE+1]]:32: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`accelerator.prepare()` for training)
-    return accelerator.prepare(pipe.optimized_unet)
+    return accelerator.prepare(pipe.optimized_unet, train_dl)
+
+
+# prepare() readies a model for training when the same call readies an optimizer or a training
+# data loader. A model prepared alone, or with an evaluation loader, may be only run (a frozen
+# model used for embeddings or rewards): its later training would count, its preparing does not.
+def prepared_alone(accelerator, pipe):
+    pipe.enable_model_cpu_offload()
+    frozen = accelerator.prepare_model(pipe.text_encoder)
+    return accelerator.prepare(pipe.unet), frozen
+
+
+def prepared_with_evaluation_loader(accelerator, pipe, eval_dataloader):
+    pipe.enable_model_cpu_offload()
+    return accelerator.prepare(pipe.unet, eval_dataloader)
+
+
+# Twin: prepared alone, then trained.
+def prepared_alone_then_trained(accelerator, pipe, batch):
+    pipe.enable_model_cpu_offload()
+    unet = accelerator.prepare(pipe.unet)
+    # CHECK: [[@LINE+1]]:5: GL201 `pipe` has offload hooks from `enable_model_cpu_offload()` and is trained here (`unet.train()`)
+    unet.train()
+    return unet(batch)

@@ -34,12 +34,12 @@ def test_backward_without_graph(model, x):
 
 
 # Twins: the same code with nothing expecting it to fail.
-def prepare_offloaded():
+def prepare_offloaded(train_dataloader):
     model = torch.nn.Linear(2, 2)
     dispatch_model(model, device_map={"weight": "cpu", "bias": 0})
     accelerator = Accelerator()
     # CHECK: [[@LINE+1]]:{{[0-9]+}}: GL201 `model` has offload hooks
-    accelerator.prepare(model)
+    accelerator.prepare(model, train_dataloader)
 
 
 def backward_without_graph(model, x):
@@ -50,12 +50,12 @@ def backward_without_graph(model, x):
 
 
 # An exception handled by other means is not an assertion: still reported.
-def prepare_in_try():
+def prepare_in_try(train_dataloader):
     model = torch.nn.Linear(2, 2)
     dispatch_model(model, device_map={"weight": "cpu", "bias": 0})
     accelerator = Accelerator()
     try:
         # CHECK: [[@LINE+1]]:{{[0-9]+}}: GL201 `model` has offload hooks
-        accelerator.prepare(model)
+        accelerator.prepare(model, train_dataloader)
     except ValueError:
         pass
