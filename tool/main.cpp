@@ -262,6 +262,11 @@ int main(int argc, char** argv) {
       app.add_subcommand("server", "Language server (LSP 3.17 over stdio) for editors");
   serverCommand->add_option("--debounce-ms", serverDebounceMs, "Delay before analysing an edit")
       ->capture_default_str();
+  serverCommand
+      ->add_option("--early-diagnostics-above", serverOptions.earlyDiagnosticsModules,
+                   "Publish an opened file's own diagnostics first when its context has more "
+                   "modules than this")
+      ->capture_default_str();
   serverCommand->add_option("--max-message-bytes", serverOptions.maxMessageBytes,
                             "Largest message accepted")
       ->group("");

@@ -28,6 +28,9 @@ struct ContextMemo {
   std::unordered_map<std::string, uint64_t> openTextsUsed;
   // The context modules' summaries, from a run over them alone.
   std::shared_ptr<const ir::SummaryTable> summaries;
+  // Diagnostics with the context have been had for the document once (kept across
+  // collections): later ones publish no early diagnostics.
+  bool hadContext = false;
 };
 
 std::shared_ptr<ContextMemo> makeContextMemo() { return std::make_shared<ContextMemo>(); }
@@ -131,6 +134,24 @@ bool stillHolds(const std::vector<std::pair<std::string, std::optional<FileStat>
                      [](const auto& seen) { return statEntry(seen.first) == seen.second; });
 }
 
+// The diagnostics and engine errors of a run, added to `analysis`.
+void addResult(CheckResult result, BufferAnalysis& analysis) {
+  analysis.problems.insert(analysis.problems.end(), result.errors.begin(), result.errors.end());
+  for (FileReport& report : result.files) {
+    for (Diagnostic& diagnostic : report.diagnostics) {
+      analysis.diagnostics.push_back(std::move(diagnostic));
+    }
+  }
+}
+
+// The buffer checked without its context (the early diagnostics).
+BufferAnalysis checkAlone(const FileInput& buffer, const CheckOptions& options) {
+  BufferAnalysis analysis;
+  addResult(runCheck({buffer}, options), analysis);
+  analysis.trace = "published without the context first";
+  return analysis;
+}
+
 } // namespace
 
 // Python only: a C++ buffer would need its compile flags and seconds of Clang per edit. A
@@ -145,7 +166,8 @@ BufferAnalysis analyseNotebook(const std::string& path, const std::string& ipynb
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo,
                              const std::unordered_map<std::string, std::string>& openTexts,
-                             bool notebook, const std::shared_ptr<ContextMemo>& contextMemo) {
+                             bool notebook, const std::shared_ptr<ContextMemo>& contextMemo,
+                             const EarlyDiagnostics* early) {
   BufferAnalysis analysis;
   if (notebook ? !isNotebookPath(path) : !isCheckedPath(path)) return analysis;
   std::string configPath;
@@ -162,11 +184,15 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
     analysis.trace = fmt::format("context reused: {} paths as they were",
                                  contextMemo->pathsLookedAt.size());
   } else {
-    if (contextMemo) *contextMemo = ContextMemo{};
+    const bool hadContext = contextMemo && contextMemo->hadContext;
+    if (contextMemo) {
+      *contextMemo = ContextMemo{};
+      contextMemo->hadContext = true;
+    }
     // The same program around the buffer as around `gradlint check PATH`.
     ContextSettings settings;
     settings.paths = {path};
-    settings.threads = 1;
+    settings.threads = 0; // a project's context is hundreds of modules: every core reads them
     settings.openTexts = openTexts;
     settings.recordPathsLookedAt = contextMemo != nullptr;
     try {
@@ -179,12 +205,17 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                 ? " (not kept: a file it read changed in the last seconds)"
                 : "");
       }
+      if (early != nullptr && early->publish && !hadContext &&
+          inputs.size() - 1 > early->contextModules) {
+        early->publish(checkAlone(inputs.front(), options));
+      }
       if (contextMemo) {
         // The context modules are summarised on their own, and the buffer is checked against
         // their summaries, as every later analysis that reuses them will be: a summary of the
         // buffer's own functions, or a count of its call sites, never comes from an older text.
         CheckOptions contextOptions = options;
         contextOptions.keepSummaries = true;
+        contextOptions.threads = 0;
         const std::vector<FileInput> contextModules(inputs.begin() + 1, inputs.end());
         options.knownSummaries = contextModules.empty()
                                      ? std::make_shared<const ir::SummaryTable>()
@@ -200,13 +231,7 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
       inputs.resize(1);
     }
   }
-  CheckResult result = runCheck(inputs, options);
-  analysis.problems.insert(analysis.problems.end(), result.errors.begin(), result.errors.end());
-  for (FileReport& report : result.files) {
-    for (Diagnostic& diagnostic : report.diagnostics) {
-      analysis.diagnostics.push_back(std::move(diagnostic));
-    }
-  }
+  addResult(runCheck(inputs, options), analysis);
   return analysis;
 }
 

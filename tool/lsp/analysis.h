@@ -5,6 +5,7 @@
 
 #include "checkers/ir/diagnostic.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,15 @@ struct BufferAnalysis {
   std::string trace;
 };
 
+// The buffer's own diagnostics, published before a large context is summarised: opening a file
+// of a large project shows what the file alone shows at once, and the full diagnostics replace
+// them (docs/editors.md). `contextModules` is the size above which it is called (the context
+// modules to summarise); the call has the diagnostics of a check of the buffer without context.
+struct EarlyDiagnostics {
+  size_t contextModules = 50;
+  std::function<void(BufferAnalysis)> publish;
+};
+
 // `path` is where the buffer lives (for its settings, module name and related locations);
 // `text` its current contents. Returns nothing for a file gradlint does not check.
 // `memo`, kept by the caller per document, makes the next analysis of the same document parse
@@ -39,12 +49,15 @@ struct BufferAnalysis {
 // The buffer's context (docs/context.md) is found as for `gradlint check PATH`: the files of the
 // project it imports, and the installed packages of its environment; `openTexts` (other open
 // buffers by absolute path) stand for those files' text on disk. `contextMemo`, kept by the
-// caller per document, lets the next analysis reuse this one's context.
+// caller per document, lets the next analysis reuse this one's context. `early`, when set, is
+// called on the document's first collection of a context larger than its bound (never when
+// diagnostics from the context are already shown: they would flicker).
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo = nullptr,
                              const std::unordered_map<std::string, std::string>& openTexts = {},
                              bool notebook = false,
-                             const std::shared_ptr<ContextMemo>& contextMemo = nullptr);
+                             const std::shared_ptr<ContextMemo>& contextMemo = nullptr,
+                             const EarlyDiagnostics* early = nullptr);
 
 // A new, empty ContextMemo.
 std::shared_ptr<ContextMemo> makeContextMemo();

@@ -188,9 +188,13 @@ private:
   // The current text of an open document and its analysis (run now when out of date).
   Snapshot analysed(const std::string& uri);
   void analyseInBackground(const std::string& uri);
-  std::shared_ptr<const BufferAnalysis> runAnalysis(const TextDocument& document);
+  // `publishEarly`: a large context's first collection publishes the buffer's own diagnostics
+  // before summarising it (EarlyDiagnostics).
+  std::shared_ptr<const BufferAnalysis> runAnalysis(const TextDocument& document,
+                                                    bool publishEarly = false);
   // Caller holds mutex_.
   void publishLocked(const OpenDocument& open);
+  void publishLocked(const TextDocument& document, const std::vector<Diagnostic>& diagnostics);
   void logProblemsLocked(OpenDocument& open);
   void documentChanged(const std::string& uri);
 
@@ -584,7 +588,8 @@ void LanguageServer::settingsChanged() {
   for (const std::string& uri : uris) scheduler_.schedule(uri);
 }
 
-std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocument& document) {
+std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocument& document,
+                                                                   bool publishEarly) {
   std::lock_guard<std::mutex> lock(analysisMutex_);
   std::shared_ptr<python::DocumentMemo>& memo = documentMemos_[document.uri()];
   if (!memo) memo = std::make_shared<python::DocumentMemo>();
@@ -604,9 +609,21 @@ std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocu
       }
     }
   }
+  EarlyDiagnostics early;
+  early.contextModules = options_.earlyDiagnosticsModules;
+  early.publish = [&](const BufferAnalysis& analysis) {
+    std::lock_guard<std::mutex> documentsLock(mutex_);
+    traceAnalysis(document.uri(), analysis);
+    const auto found = documents_.find(document.uri());
+    // Edited or closed meanwhile: a newer run is scheduled.
+    if (found == documents_.end() || found->second.document.version() != document.version()) {
+      return;
+    }
+    publishLocked(found->second.document, analysis.diagnostics);
+  };
   return std::make_shared<const BufferAnalysis>(
       analyseBuffer(document.path(), document.text(), memo, openTexts, /*notebook=*/false,
-                    contextMemo));
+                    contextMemo, publishEarly ? &early : nullptr));
 }
 
 LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {
@@ -647,7 +664,7 @@ void LanguageServer::analyseInBackground(const std::string& uri) {
     }
     copy = found->second.document;
   }
-  std::shared_ptr<const BufferAnalysis> analysis = runAnalysis(*copy);
+  std::shared_ptr<const BufferAnalysis> analysis = runAnalysis(*copy, /*publishEarly=*/true);
   std::lock_guard<std::mutex> lock(mutex_);
   traceAnalysis(uri, *analysis);
   const auto found = documents_.find(uri);
@@ -660,13 +677,18 @@ void LanguageServer::analyseInBackground(const std::string& uri) {
 }
 
 void LanguageServer::publishLocked(const OpenDocument& open) {
-  json diagnostics = json::array();
-  for (const Diagnostic& diagnostic : open.analysis->diagnostics) {
-    diagnostics.push_back(toLspDiagnostic(diagnostic, open.document));
+  publishLocked(open.document, open.analysis->diagnostics);
+}
+
+void LanguageServer::publishLocked(const TextDocument& document,
+                                   const std::vector<Diagnostic>& diagnostics) {
+  json items = json::array();
+  for (const Diagnostic& diagnostic : diagnostics) {
+    items.push_back(toLspDiagnostic(diagnostic, document));
   }
-  notify("textDocument/publishDiagnostics", {{"uri", open.document.uri()},
-                                             {"version", open.document.version()},
-                                             {"diagnostics", std::move(diagnostics)}});
+  notify("textDocument/publishDiagnostics", {{"uri", document.uri()},
+                                             {"version", document.version()},
+                                             {"diagnostics", std::move(items)}});
 }
 
 void LanguageServer::logProblemsLocked(OpenDocument& open) {

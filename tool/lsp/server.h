@@ -18,6 +18,9 @@ struct ServerOptions {
   // How long after an edit its document is analysed; 0 analyses at once (tests, fuzzing).
   std::chrono::milliseconds debounce = kDefaultDebounce;
   size_t maxMessageBytes = kDefaultMaxMessageBytes;
+  // An opened document whose context has more modules than this first gets the diagnostics of
+  // the document alone (EarlyDiagnostics in tool/lsp/analysis.h).
+  size_t earlyDiagnosticsModules = 50;
 };
 
 // Serves requests from `in`, writing responses and notifications to `out`, until an `exit`
