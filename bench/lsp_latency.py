@@ -118,6 +118,8 @@ def main():
                         help="the functions as methods of one class")
     parser.add_argument("--file", help="a file of a real repository to open and edit")
     parser.add_argument("--root", help="its workspace folder (default: its project root)")
+    parser.add_argument("--second", help="another file of the project, opened after the edits: "
+                        "how long its diagnostics take when the server already holds a context")
     args = parser.parse_args()
     root = None
     if args.file:
@@ -167,6 +169,26 @@ def main():
         server.wait_publish(version)
         timings.append((time.perf_counter() - start) * 1000)
     cpu_ms = (cpu_seconds(server.process.pid) - cpu_before) * 1000 / len(timings)
+    second_ms = None
+    if args.second:
+        second = os.path.abspath(args.second)
+        with open(second, encoding="utf-8") as source:
+            second_text = source.read()
+        start = time.perf_counter()
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": f"file://{second}", "languageId": "python", "version": 1,
+                             "text": second_text}}})
+        # Its diagnostics with the context: those after the trace of its collection.
+        collected = False
+        while True:
+            message = server.receive()
+            if message.get("method") == "$/logTrace":
+                text = message["params"]["message"]
+                collected = collected or (second in text and "context collected" in text)
+            if (collected and message.get("method") == "textDocument/publishDiagnostics"
+                    and message["params"]["uri"] == f"file://{second}"):
+                break
+        second_ms = (time.perf_counter() - start) * 1000
     server.send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
     server.send({"jsonrpc": "2.0", "method": "exit"})
     server.process.wait(timeout=10)
@@ -182,6 +204,8 @@ def main():
     else:
         print(f"didOpen -> publishDiagnostics: {open_ms:.1f} ms (the file alone), "
               f"{full_ms:.1f} ms (with its context)")
+    if second_ms is not None:
+        print(f"second file opened -> publishDiagnostics: {second_ms:.1f} ms ({args.second})")
     print(f"didChange -> publishDiagnostics over {len(timings)} edits: "
           f"median {statistics.median(timings):.1f} ms, "
           f"p90 {timings[int(len(timings) * 0.9) - 1]:.1f} ms, max {timings[-1]:.1f} ms; "

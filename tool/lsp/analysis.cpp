@@ -6,6 +6,7 @@
 #include "program/engine.h"
 #include "program/file_stat.h"
 #include "program/key_hasher.h"
+#include "program/live_summaries.h"
 #include "program/project_context.h"
 #include "tool/fixes.h"
 
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
 #include <unordered_set>
 
 namespace gradlint::lsp {
@@ -167,7 +169,7 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo,
                              const std::unordered_map<std::string, std::string>& openTexts,
                              bool notebook, const std::shared_ptr<ContextMemo>& contextMemo,
-                             const EarlyDiagnostics* early) {
+                             const EarlyDiagnostics* early, LiveSummaries* live) {
   BufferAnalysis analysis;
   if (notebook ? !isNotebookPath(path) : !isCheckedPath(path)) return analysis;
   std::string configPath;
@@ -205,8 +207,15 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                 ? " (not kept: a file it read changed in the last seconds)"
                 : "");
       }
-      if (early != nullptr && early->publish && !hadContext &&
-          inputs.size() - 1 > early->contextModules) {
+      bool publishEarly = early != nullptr && early->publish && !hadContext &&
+                          inputs.size() - 1 > early->contextModules;
+      // Worth it only when the context's summaries are not at hand: a second document of a
+      // project finds most of them kept.
+      if (publishEarly && live != nullptr) {
+        publishEarly = live->unknownModules(std::span<const FileInput>(inputs).subspan(1)) >
+                       early->contextModules;
+      }
+      if (publishEarly) {
         early->publish(checkAlone(inputs.front(), options));
       }
       if (contextMemo) {
@@ -217,9 +226,16 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
         contextOptions.keepSummaries = true;
         contextOptions.threads = 0;
         const std::vector<FileInput> contextModules(inputs.begin() + 1, inputs.end());
-        options.knownSummaries = contextModules.empty()
-                                     ? std::make_shared<const ir::SummaryTable>()
-                                     : runCheck(contextModules, contextOptions).summaries;
+        if (contextModules.empty()) {
+          options.knownSummaries = std::make_shared<const ir::SummaryTable>();
+        } else if (live != nullptr) {
+          LiveSummariesStats stats;
+          options.knownSummaries = live->summarise(contextModules, contextOptions, stats);
+          analysis.trace += fmt::format("; summarised {} of {} context modules", stats.summarised,
+                                        stats.modules);
+        } else {
+          options.knownSummaries = runCheck(contextModules, contextOptions).summaries;
+        }
         inputs.resize(1);
         if (report.pathsLookedAt) {
           remember(*contextMemo, key, std::move(*report.pathsLookedAt), openTexts);

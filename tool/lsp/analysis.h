@@ -12,6 +12,10 @@
 #include <unordered_map>
 #include <vector>
 
+namespace gradlint {
+class LiveSummaries; // program/live_summaries.h
+} // namespace gradlint
+
 namespace gradlint::python {
 class DocumentMemo; // checkers/python/frontend.h
 } // namespace gradlint::python
@@ -51,13 +55,16 @@ struct EarlyDiagnostics {
 // buffers by absolute path) stand for those files' text on disk. `contextMemo`, kept by the
 // caller per document, lets the next analysis reuse this one's context. `early`, when set, is
 // called on the document's first collection of a context larger than its bound (never when
-// diagnostics from the context are already shown: they would flicker).
+// diagnostics from the context are already shown: they would flicker). `live`, kept by the
+// caller for the workspace, summarises only the context modules that changed since it last
+// saw them (in any document's context).
 BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              std::shared_ptr<python::DocumentMemo> memo = nullptr,
                              const std::unordered_map<std::string, std::string>& openTexts = {},
                              bool notebook = false,
                              const std::shared_ptr<ContextMemo>& contextMemo = nullptr,
-                             const EarlyDiagnostics* early = nullptr);
+                             const EarlyDiagnostics* early = nullptr,
+                             LiveSummaries* live = nullptr);
 
 // A new, empty ContextMemo.
 std::shared_ptr<ContextMemo> makeContextMemo();

@@ -2,6 +2,7 @@
 
 #include "checkers/python/frontend.h"
 #include "program/config.h"
+#include "program/live_summaries.h"
 #include "tool/lsp/analysis.h"
 #include "tool/lsp/code_actions.h"
 #include "tool/lsp/documents.h"
@@ -217,6 +218,9 @@ private:
   // context its last analysis collected, reused while it holds.
   std::map<std::string, std::shared_ptr<python::DocumentMemo>> documentMemos_;
   std::map<std::string, std::shared_ptr<ContextMemo>> contextMemos_;
+  // The context modules' summaries of the whole workspace (under analysisMutex_), module by
+  // module: a collection summarises only what changed since any document's last one.
+  LiveSummaries liveSummaries_;
   // Last: destroyed (and its worker joined) before the state its job uses.
   AnalysisScheduler scheduler_;
 };
@@ -623,7 +627,7 @@ std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocu
   };
   return std::make_shared<const BufferAnalysis>(
       analyseBuffer(document.path(), document.text(), memo, openTexts, /*notebook=*/false,
-                    contextMemo, publishEarly ? &early : nullptr));
+                    contextMemo, publishEarly ? &early : nullptr, &liveSummaries_));
 }
 
 LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {
