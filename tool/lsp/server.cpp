@@ -323,13 +323,17 @@ void LanguageServer::notification(const std::string& method, const json& params)
   if (!initialized_ || shutdown_) return; // LSP: drop notifications before initialize
   if (method == "initialized") {
     if (!watchSupport_) return;
-    // Ask the client to tell us when a configuration file changes (ids of our requests are
+    // Ask the client to tell us when a configuration file or a Python file changes on disk: a
+    // helper that an open document's context reads is re-summarised and the document's
+    // diagnostics re-published without waiting for its next edit (ids of our requests are
     // strings, so they cannot collide with the client's).
     json watchers = json::array();
     for (std::string_view name : kConfigFileNames) {
       watchers.push_back({{"globPattern", fmt::format("**/{}", name)}});
     }
-    json registration = {{"id", "gradlint-config-files"},
+    watchers.push_back({{"globPattern", "**/*.py"}});
+    watchers.push_back({{"globPattern", "**/*.pyi"}});
+    json registration = {{"id", "gradlint-watched-files"},
                          {"method", "workspace/didChangeWatchedFiles"},
                          {"registerOptions", {{"watchers", std::move(watchers)}}}};
     json registrations = json::array();
@@ -352,6 +356,8 @@ void LanguageServer::notification(const std::string& method, const json& params)
   } else if (method == "textDocument/didClose") {
     didClose(params);
   } else if (method == "workspace/didChangeWatchedFiles") {
+    // A configuration or a module changed: every open document is analysed again (each one's
+    // context memo tells whether its context must be collected again).
     settingsChanged();
   } else if (method == "notebookDocument/didOpen") {
     notebookDidOpen(params);
