@@ -50,7 +50,9 @@ NodeId UnitLowerer::emit(Event event) {
     event.regionEnter = regions_.back().enter;
   }
   const bool mayRaise = event.mayRaise;
+  const bool step = event.kind == EventKind::Step;
   const NodeId id = newNode(std::move(event));
+  if (step) lastStep_ = id;
   link(current_, id);
   if (mayRaise) fn_.nodes[id].exceptionSucc = exceptionTarget_;
   current_ = id;
@@ -435,13 +437,16 @@ std::string viewSource(TSNode value, std::string_view source) {
                                                            : std::string(text(receiver, source));
 }
 
-// `torch.optim.X([a, b], ...)` inside a loop over tensors each bound earlier in the same
-// iteration (new leaves): the optimizer starts from tensors that hold no gradient yet.
+// `torch.optim.X([a, b], ...)` over tensors each bound anew (new leaves): the optimizer starts
+// from tensors that hold no gradient yet. Anew: earlier in the same iteration of the innermost
+// loop, or, outside loops, after the last `step()` lowered (a test that trains a model, then
+// builds another model and its optimizer).
 bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee) const {
   auto buildsOptimizer = [](const std::string& name) {
     return name.starts_with("torch.optim.") && name.find("lr_scheduler") == std::string::npos;
   };
-  if (loops_.empty()) return false;
+  const NodeId since = loops_.empty() ? lastStep_ : loops_.back().breakTarget;
+  if (since == kNoNode) return false;
   if (!buildsOptimizer(callee)) {
     // A wrapper of an optimizer built right here (`OptimWrapper(SGD(model.parameters()))`,
     // Lookahead, LARS) is as new as the optimizer it wraps.
@@ -453,14 +458,16 @@ bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee
   }
   const TSNode first = firstPositionalArgument(value);
   if (isNull(first)) return false;
-  // Bound in this iteration of the innermost loop (its nodes come after the loop's break
-  // target); for a model, by a value not made from its old value (`model = model.to(d)` is
-  // the same model, while `x = x.detach().requires_grad_()` is a new leaf).
-  auto boundInLoop = [&](TSNode name, bool model = false) {
+  // Bound anew (its node comes after `since`); for a model, by a value not made from its old
+  // value (`model = model.to(d)` is the same model, while `x = x.detach().requires_grad_()` is
+  // a new leaf).
+  auto boundAnew = [&](TSNode name, bool model = false) {
     if (kindOf(name) != Kind::identifier) return false;
     const std::string var(text(name, source_));
     const auto bound = lastAssign_.find(var);
-    if (bound == lastAssign_.end() || bound->second <= loops_.back().breakTarget) return false;
+    if (bound == lastAssign_.end() || bound->second == kNoNode || bound->second <= since) {
+      return false;
+    }
     const std::vector<std::string>& deps = fn_.nodes[bound->second].event.deps;
     return !model || std::find(deps.begin(), deps.end(), var) == deps.end();
   };
@@ -471,13 +478,24 @@ bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee
     if (kindOf(function) != Kind::attribute) return false;
     const std::string_view method = text(field(function, fields().attribute), source_);
     return (method == "parameters" || method == "named_parameters") &&
-           boundInLoop(unparenthesize(field(function, fields().object)), true);
+           boundAnew(unparenthesize(field(function, fields().object)), true);
+  }
+  // A list of parameter groups bound anew from values bound anew (`param_groups = []` filled
+  // from a new model's parameters). What is appended to it later is not looked at.
+  if (kindOf(first) == Kind::identifier) {
+    if (!boundAnew(first)) return false;
+    const std::vector<std::string>& deps =
+        fn_.nodes[lastAssign_.at(std::string(text(first, source_)))].event.deps;
+    return std::all_of(deps.begin(), deps.end(), [&](const std::string& dep) {
+      const auto bound = lastAssign_.find(dep);
+      return bound != lastAssign_.end() && bound->second != kNoNode && bound->second > since;
+    });
   }
   if (kindOf(first) != Kind::list && kindOf(first) != Kind::tuple) return false;
   const std::vector<TSNode> elements = children(first);
   if (elements.empty()) return false;
   return std::all_of(elements.begin(), elements.end(),
-                     [&](TSNode element) { return boundInLoop(element); });
+                     [&](TSNode element) { return boundAnew(element); });
 }
 
 void UnitLowerer::lowerAssignment(TSNode assignment) {

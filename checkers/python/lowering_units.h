@@ -281,6 +281,7 @@ private:
   // Per condition key: the first `if` (start byte) that tested it, and whether another did.
   std::unordered_map<std::string, std::pair<uint32_t, bool>> conditionTests_;
   std::unordered_map<std::string, NodeId> lastAssign_; // var -> its latest Assign, in source order
+  NodeId lastStep_ = kNoNode; // the latest Step event, in source order
   // Object tracking for the offload rules, flow-insensitive within the unit:
   std::unordered_map<std::string, std::vector<std::string>>
       parameterSources_;                                        // params = X.parameters()

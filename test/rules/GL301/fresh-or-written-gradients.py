@@ -80,3 +80,45 @@ def new_optimizer_only(model, rates, x):
         model(x).sum().backward()
         # CHECK: [[@LINE+1]]:9: GL301 `optimizer.step()` applies the gradients, but nothing resets them before the next `backward()`
         optimizer.step()
+
+
+# Correct: after training one model, a test builds another model, fills parameter groups from
+# it and builds an optimizer over them: nothing of the first step reaches the second backward.
+def then_another_model(strategy, Toy, x):
+    for mode in ("full", "sharded"):
+        model = Toy()
+        optim = torch.optim.SGD(model.parameters(), lr=0.1)
+        model, optim = strategy.prepare(model=model, optim_wrapper=optim, mode=mode)
+        model(x).sum().backward()
+        optim.step()
+    model = Toy()
+    param_groups = []
+    for param in model.parameters():
+        param_groups.append(dict(params=[param], lr=0.1))
+    optim = torch.optim.SGD(param_groups, lr=0.1)
+    model, optim = strategy.prepare(model=model, optim_wrapper=optim)
+    model(x).sum().backward()
+    optim.step()
+
+
+# Wrong: a new optimizer over the model already trained: its gradients are still there.
+def new_optimizer_same_model(model, x):
+    optim = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(x).sum().backward()
+    # CHECK: [[@LINE+1]]:5: GL301 `optim.step()` applies the gradients, but nothing resets them before the next `backward()`
+    optim.step()
+    optim = torch.optim.SGD(model.parameters(), lr=0.01)
+    model(x).sum().backward()
+    optim.step()
+
+
+# Wrong: the parameter groups were filled before the step, from the trained model.
+def groups_built_before(model, x):
+    param_groups = [dict(params=list(model.parameters()), lr=0.1)]
+    optim = torch.optim.SGD(param_groups, lr=0.1)
+    model(x).sum().backward()
+    # CHECK: [[@LINE+1]]:5: GL301 `optim.step()` applies the gradients, but nothing resets them before the next `backward()`
+    optim.step()
+    optim = torch.optim.SGD(param_groups, lr=0.01)
+    model(x).sum().backward()
+    optim.step()
