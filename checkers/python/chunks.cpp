@@ -635,6 +635,35 @@ std::vector<std::string> namesBoundAtStart(std::string_view statement) {
   }
 }
 
+// What a module statement binds: at its start, and for a compound statement (`if FLAG:` with
+// `config = ...` in each branch, `try:`, `for`, `with`), at the start of each line of its body.
+// A keyword argument on a line of its own (`    dtype=torch.float16,`) looks like a binding
+// too: that only makes more statements worth parsing.
+std::vector<std::string> namesBoundInStatement(std::string_view statement) {
+  std::vector<std::string> names = namesBoundAtStart(statement);
+  static constexpr std::string_view kCompound[] = {"if ",  "if(",    "for ",  "while ", "with ",
+                                                   "try:", "async ", "match "};
+  if (std::none_of(std::begin(kCompound), std::end(kCompound),
+                   [&](std::string_view head) { return statement.starts_with(head); })) {
+    return names;
+  }
+  for (size_t newline = statement.find('\n'); newline != std::string_view::npos;
+       newline = statement.find('\n', newline + 1)) {
+    size_t line = newline + 1;
+    while (line < statement.size() && (statement[line] == ' ' || statement[line] == '\t')) {
+      ++line;
+    }
+    for (std::string& name : namesBoundAtStart(statement.substr(line))) {
+      // `else:` and `finally:` read as annotated names.
+      static constexpr std::string_view kKeywords[] = {"else", "try", "finally", "except"};
+      if (std::find(std::begin(kKeywords), std::end(kKeywords), name) == std::end(kKeywords)) {
+        names.push_back(std::move(name));
+      }
+    }
+  }
+  return names;
+}
+
 bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
                       std::vector<bool>& chosen, std::vector<bool>& asBinding) {
   const std::vector<SourceChunk>& chunks = layout.chunks;
@@ -650,7 +679,7 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
     if (!isStatement(i)) continue;
     anyChosen = anyChosen || (chosen[i] && !asBinding[i]);
     std::vector<std::string> names =
-        namesBoundAtStart(text.substr(chunks[i].start, chunks[i].end - chunks[i].start));
+        namesBoundInStatement(text.substr(chunks[i].start, chunks[i].end - chunks[i].start));
     if (!names.empty()) bindsOf.emplace(static_cast<uint32_t>(i), std::move(names));
   }
   if (!anyChosen || bindsOf.empty()) return false;

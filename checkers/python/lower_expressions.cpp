@@ -567,6 +567,19 @@ Occurrence classifyOccurrence(TSNode identifier, const std::vector<TSNode>& ance
   return Occurrence::OtherBinding; // nested too deep to tell
 }
 
+// The branch of a folded `if FLAG:` (flagTest) that does not run: its consequence when the
+// flag is false, its `else` when true. `ancestors` end with the node's parent.
+bool UnitLowerer::deadBranch(TSNode node, const std::vector<TSNode>& ancestors) const {
+  if (ancestors.empty() || kindOf(ancestors.back()) != Kind::if_statement) return false;
+  const bool consequence = ts_node_eq(node, field(ancestors.back(), fields().consequence));
+  if (!consequence && kindOf(node) != Kind::else_clause) return false;
+  for (TSNode clause : children(ancestors.back())) {
+    if (kindOf(clause) == Kind::elif_clause) return false; // not folded
+  }
+  const std::optional<bool> taken = flagTest(field(ancestors.back(), fields().condition));
+  return taken && *taken != consequence;
+}
+
 const std::vector<TSNode>& UnitLowerer::plainBindings(std::string_view name) const {
   static const std::vector<TSNode> kNone;
   if (!bindings_) {
@@ -574,6 +587,7 @@ const std::vector<TSNode>& UnitLowerer::plainBindings(std::string_view name) con
     // map from a local asks once per call.
     auto& index = bindings_.emplace();
     auto visit = [&](TSNode node, const std::vector<TSNode>& ancestors) {
+      if (deadBranch(node, ancestors)) return Walk::Skip;
       if (kindOf(node) != Kind::identifier) return Walk::Descend;
       NameBindings& entry = index[text(node, source_)];
       if (!entry.plain) return Walk::Descend;

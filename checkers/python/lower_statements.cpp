@@ -648,10 +648,47 @@ void UnitLowerer::forgetUncorrelatedConditions() {
   }
 }
 
+// `if FLAG:` / `if not FLAG:` at a module's top level, FLAG a module flag (moduleFlag): the
+// branch it takes, as the module runs; nullopt for any other test. Functions are not folded:
+// their lowering is kept across edits of other parts of the module (LoweringMemo).
+std::optional<bool> UnitLowerer::flagTest(TSNode condition) const {
+  if (unit_.kind != ir::UnitKind::Module) return std::nullopt;
+  condition = unparenthesize(condition);
+  bool negated = false;
+  if (kindOf(condition) == Kind::not_operator) {
+    negated = true;
+    condition = unparenthesize(ts_node_named_child(condition, 0));
+  }
+  if (kindOf(condition) != Kind::identifier) return std::nullopt;
+  const std::string_view name = text(condition, source_);
+  const std::optional<bool> value =
+      moduleFlag(module_.bytes, name, ts_node_start_byte(condition));
+  if (!value) return std::nullopt;
+  return *value != negated;
+}
+
 void UnitLowerer::lowerIf(TSNode statement, int depth) {
   const Fields& f = fields();
   TSNode condition = field(statement, f.condition);
   lowerExpression(condition, Role::Other);
+  // A notebook's or script's switch (`FP8 = False` ... `if FP8:`): only the branch it takes
+  // runs. Folded only without `elif`, which would need the next test's outcome too.
+  if (const std::optional<bool> taken = flagTest(condition)) {
+    TSNode otherwise{};
+    bool hasElif = false;
+    for (TSNode clause : children(statement)) {
+      if (kindOf(clause) == Kind::elif_clause) hasElif = true;
+      if (kindOf(clause) == Kind::else_clause) otherwise = field(clause, f.body);
+    }
+    if (!hasElif) {
+      if (*taken) {
+        lowerBlock(field(statement, f.consequence), depth + 1);
+      } else if (!isNull(otherwise)) {
+        lowerBlock(otherwise, depth + 1);
+      }
+      return;
+    }
+  }
   // A test of where a model went (`if "cpu" in model.hf_device_map.values(): raise ...`): the
   // model is on the device on the branch where the test says so. The other branch ends the run
   // (raise, return, sys.exit) or comes back with the model maybe offloaded (a warning only).

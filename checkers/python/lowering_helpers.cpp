@@ -222,6 +222,81 @@ bool isMainGuard(TSNode condition, std::string_view source) {
          text.find("__main__") != std::string_view::npos;
 }
 
+std::optional<bool> moduleFlag(std::string_view source, std::string_view name, size_t before) {
+  auto isNameChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  auto lineStart = [&](size_t at) {
+    const size_t newline = source.rfind('\n', at == 0 ? 0 : at - 1);
+    return at == 0 || newline == std::string_view::npos ? size_t{0} : newline + 1;
+  };
+  std::optional<bool> value;
+  size_t bindings = 0;
+  for (size_t at = source.find(name); at != std::string_view::npos;
+       at = source.find(name, at + name.size())) {
+    const size_t end = at + name.size();
+    if ((at > 0 && (isNameChar(source[at - 1]) || source[at - 1] == '.')) ||
+        (end < source.size() && isNameChar(source[end]))) {
+      continue; // part of another name, or an attribute
+    }
+    // The word before it on its line: a statement that binds the name.
+    size_t wordEnd = at;
+    while (wordEnd > 0 && (source[wordEnd - 1] == ' ' || source[wordEnd - 1] == '\t')) --wordEnd;
+    size_t wordStart = wordEnd;
+    while (wordStart > 0 && isNameChar(source[wordStart - 1])) --wordStart;
+    static constexpr std::string_view kBinders[] = {"global", "nonlocal", "as", "for", "import",
+                                                    "del", "def", "class", "case", "lambda"};
+    const std::string_view before_word = source.substr(wordStart, wordEnd - wordStart);
+    if (std::find(std::begin(kBinders), std::end(kBinders), before_word) != std::end(kBinders)) {
+      return std::nullopt;
+    }
+    const size_t line = lineStart(at);
+    // In a comment (`# set FP8 = True for ...`): a `#` before it on its line, with no quote
+    // before that `#` that could open a string holding it.
+    const std::string_view beforeOnLine = source.substr(line, at - line);
+    const size_t hash = beforeOnLine.find('#');
+    if (hash != std::string_view::npos &&
+        beforeOnLine.substr(0, hash).find_first_of("'\"") == std::string_view::npos) {
+      continue;
+    }
+    const std::string_view lineText = source.substr(line);
+    if (lineText.find_first_not_of(" \t") != std::string_view::npos) {
+      const std::string_view trimmed = lineText.substr(lineText.find_first_not_of(" \t"));
+      if (trimmed.starts_with("from ") || trimmed.starts_with("import ")) return std::nullopt;
+    }
+    size_t next = end;
+    while (next < source.size() && (source[next] == ' ' || source[next] == '\t')) ++next;
+    const std::string_view rest = source.substr(next);
+    // `x += 1`, `x //= 2`, `(x := v)`, `x: bool = v`, `x, y = ...`, `f(x=v)`, `def f(x=v)`.
+    static constexpr std::string_view kRebinders[] = {"+=", "-=", "*=", "/=", "%=", "&=", "|=",
+                                                      "^=", "@=", "//=", "**=", ">>=", "<<=",
+                                                      ":="};
+    for (std::string_view op : kRebinders) {
+      if (rest.starts_with(op)) return std::nullopt;
+    }
+    // First on its line: `x: bool = v` (annotated) or `x, y = ...` (a target among others).
+    if (line == at && (rest.starts_with(":") || rest.starts_with(","))) return std::nullopt;
+    if (!rest.starts_with("=") || rest.starts_with("==")) continue; // a use
+    ++bindings;
+    if (line != at || end > before) return std::nullopt; // indented, or after the test
+    size_t valueStart = next + 1;
+    while (valueStart < source.size() && source[valueStart] == ' ') ++valueStart;
+    const std::string_view literal = source.substr(valueStart);
+    const bool isTrue = literal.starts_with("True");
+    if (!isTrue && !literal.starts_with("False")) return std::nullopt;
+    const size_t after = valueStart + (isTrue ? 4 : 5);
+    const size_t lineEnd = source.find('\n', after);
+    const std::string_view tail =
+        source.substr(after, lineEnd == std::string_view::npos ? std::string_view::npos
+                                                                : lineEnd - after);
+    const size_t content = tail.find_first_not_of(" \t\r");
+    if (content != std::string_view::npos && tail[content] != '#') return std::nullopt;
+    value = isTrue;
+  }
+  if (bindings != 1) return std::nullopt;
+  return value;
+}
+
 TSNode sameModuleSource(TSNode call, std::string_view source) {
   const Fields& f = fields();
   TSNode function = unparenthesize(field(call, f.function));

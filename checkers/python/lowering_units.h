@@ -102,6 +102,13 @@ ir::GradValue modeArgument(TSNode call, std::string_view source);
 
 bool isMainGuard(TSNode condition, std::string_view source);
 
+// A module's flag: `name` bound exactly once in the whole file, by `NAME = True` or
+// `NAME = False` at column 0 that ends before `before` (a byte offset), and nowhere else (no
+// other assignment, augmented assignment, `global`, `for`/`as`/import target or parameter;
+// comments are skipped, and a mention in a string that looks like one counts). Its value;
+// nullopt otherwise.
+std::optional<bool> moduleFlag(std::string_view source, std::string_view name, size_t before);
+
 // The object an argument passes as a component: `unet`, `self.unet`, `unwrap_model(unet)`,
 // `unet.to(device)`; `pipe.components` is all of `pipe`. Empty for anything else: a copy
 // (`copy.deepcopy(unet)`), a fresh load, a literal.
@@ -178,6 +185,8 @@ private:
   void lowerStatement(TSNode statement, int depth);
   void lowerAssignment(TSNode assignment);
   void lowerIf(TSNode statement, int depth);
+  std::optional<bool> flagTest(TSNode condition) const;
+  bool deadBranch(TSNode node, const std::vector<TSNode>& ancestors) const;
   // On the path where `condition` tested `taken`: Assume events for what that says about
   // names and attribute paths (`flag`, `self.training`, `not x`, `a and b`).
   void emitAssumptions(TSNode condition, bool taken);
