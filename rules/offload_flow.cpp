@@ -74,6 +74,14 @@ void analyzeUnit(RuleContext& context, size_t unitIndex, PlacementFact entry,
       for (const std::string& input : backwardInputs(fn, event.var)) {
         trained.push_back(aliases.resolve(input));
       }
+    } else if (event.kind == EventKind::Backward && !event.deps.empty()) {
+      // An unnamed output's backward (`model(**batch).loss.backward()`): what it was computed
+      // by, the module called.
+      for (const std::string& dep : event.deps) {
+        for (const std::string& input : backwardInputs(fn, dep)) {
+          trained.push_back(aliases.resolve(input));
+        }
+      }
     } else {
       continue;
     }

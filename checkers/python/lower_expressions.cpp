@@ -344,6 +344,45 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
   }
 }
 
+// What an unnamed value is computed from, as an assignment's dependencies would list it: the
+// names read in `expression` (`model`, `batch` of `model(**batch).loss`; `compute_loss`,
+// `model`, `batch` of `compute_loss(model, batch)`), `self.x` for attributes of self, and not
+// attribute or keyword names. Nothing inside lambdas or comprehensions.
+std::vector<std::string> valueDependencies(TSNode expression, std::string_view source) {
+  const Fields& f = fields();
+  std::vector<std::string> deps;
+  walkPreorderWithAncestors(unparenthesize(expression), [&](TSNode node,
+                                                            const std::vector<TSNode>& ancestors) {
+    switch (kindOf(node)) {
+    case Kind::lambda:
+    case Kind::list_comprehension:
+    case Kind::set_comprehension:
+    case Kind::dictionary_comprehension:
+    case Kind::generator_expression: return Walk::Skip;
+    case Kind::attribute:
+      if (text(field(node, f.object), source) == "self") {
+        deps.emplace_back(text(node, source));
+        return Walk::Skip;
+      }
+      return Walk::Descend;
+    case Kind::identifier: {
+      const TSNode parent = ancestors.empty() ? TSNode{} : ancestors.back();
+      const bool named = !isNull(parent) &&
+                         ((kindOf(parent) == Kind::attribute &&
+                           ts_node_eq(node, field(parent, f.attribute))) ||
+                          (kindOf(parent) == Kind::keyword_argument &&
+                           ts_node_eq(node, field(parent, f.name))));
+      if (!named) deps.emplace_back(text(node, source));
+      return Walk::Skip;
+    }
+    default: return Walk::Descend;
+    }
+  });
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  return deps;
+}
+
 // The variable a value comes from: `loss` for `loss`, `loss.mean()`, `scaler.scale(loss)`;
 // `self.loss` for attributes of self. "" when there is no single one.
 std::string valueVariable(TSNode expression, std::string_view source) {
@@ -665,6 +704,10 @@ bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::str
     event.kind = EventKind::Backward;
     event.var = takesValue ? valueVariable(firstPositionalArgument(call), source_)
                            : valueVariable(receiver, source_);
+    // A value with no name, a module's output (`model(**batch).loss.backward()`): the backward
+    // reaches what it is computed from, the module called among them, as through a name bound
+    // to it. Dependencies, not the value: the module is not the tensor differentiated.
+    if (event.var.empty() && !takesValue) event.deps = valueDependencies(receiver, source_);
   } else if (method == "step") {
     if (receiverText.find("scaler") != std::string_view::npos) {
       event.var = std::string(text(firstPositionalArgument(call), source_)); // scaler.step(opt)

@@ -28,7 +28,7 @@ namespace gradlint::python {
   X(keyword_separator)                                                                           \
   X(tuple_pattern) X(expression_list) X(tuple) X(dictionary) X(pair) X(none) X(list_comprehension) X(set_comprehension) X(dictionary_comprehension) X(type_alias_statement) X(named_expression) X(not_operator) \
   X(boolean_operator) X(list) X(list_pattern) X(for_in_clause) X(global_statement)                \
-  X(nonlocal_statement) X(conditional_expression) X(ERROR)
+  X(nonlocal_statement) X(conditional_expression) X(subscript) X(ERROR)
 
 enum class Kind : uint8_t {
   other,
