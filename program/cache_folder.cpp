@@ -73,6 +73,11 @@ CacheTrim trimCacheFolder(const std::filesystem::path& dir, uint64_t maxBytes) {
       dir, std::filesystem::directory_options::skip_permission_denied, ec);
   for (; !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     const std::filesystem::path& path = it->path();
+    std::error_code kindError;
+    if (it.depth() == 0 && path.filename() == "pch" && it->is_directory(kindError)) {
+      it.disable_recursion_pending(); // precompiled headers: trimmed apart
+      continue;
+    }
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue; // gone, or a folder
     const std::string name = path.filename().string();

@@ -13,6 +13,9 @@ namespace gradlint {
 
 // The bound when neither --cache-max-size nor GRADLINT_CACHE_MAX_SIZE sets one.
 constexpr uint64_t kDefaultCacheMaxBytes = uint64_t{64} << 20;
+// The least bound of the cache folder's pch/ (C++ precompiled headers), which is trimmed apart:
+// one precompiled header of LibTorch's is larger than the whole default bound.
+constexpr uint64_t kDefaultPrecompiledHeaderMaxBytes = uint64_t{1} << 30;
 
 // A size as the command line and the environment give it: a number of bytes, or with a suffix
 // K, M or G (powers of 1024, an optional trailing B or iB, any case). nullopt when malformed.
@@ -34,7 +37,8 @@ struct CacheTrim {
 // temporary file and renamed (replaceFile), so a file another process is writing is a
 // temporary one: those are neither counted nor removed, unless older than an hour (left by a
 // crash). An entry that another process removes or replaces meanwhile is skipped; nothing
-// throws. The folder's own .gitignore and CACHEDIR.TAG stay.
+// throws. The folder's own .gitignore and CACHEDIR.TAG stay, and so does its pch/ subfolder,
+// bounded apart (kDefaultPrecompiledHeaderMaxBytes).
 CacheTrim trimCacheFolder(const std::filesystem::path& dir, uint64_t maxBytes);
 
 } // namespace gradlint

@@ -112,6 +112,17 @@ int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInp
   return finish(findingsLeft && !args.exitZero ? kExitFindings : kExitClean);
 }
 
+// A variable set to anything but "" or "0".
+bool environmentFlag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+}
+
+// GRADLINT_NO_CACHE=1 is --no-cache for a whole environment (a test suite, a CI job).
+bool noCacheRequested(const CheckArgs& args) {
+  return args.noCache || environmentFlag("GRADLINT_NO_CACHE");
+}
+
 // --cache-dir, else GRADLINT_CACHE_DIR, else .gradlint_cache next to --config or in the working
 // folder.
 std::filesystem::path defaultCacheDir(const CheckArgs& args) {
@@ -443,10 +454,22 @@ bool openCppChecker(CheckRun& run) {
   }
   std::string error;
   if (const cpp::CheckerModule* checker = cppCheckerModule(error)) {
-    run.options.cppCommands = checker->loadCompileCommands(
-        cpp::CompileOptions{args.buildPath, args.compileArgs, args.compileArgsGiven,
-                            run.headerFilter},
-        error);
+    cpp::CompileOptions compile;
+    compile.buildPath = args.buildPath;
+    compile.extraArgs = args.compileArgs;
+    compile.extraArgsGiven = args.compileArgsGiven;
+    compile.headerFilter = run.headerFilter;
+    // The precompiled header of the third-party headers units share is kept with the cached
+    // results, and is for this run only without a cache.
+    compile.precompileHeaders = !args.noPch && !environmentFlag("GRADLINT_NO_PCH");
+    if (!noCacheRequested(args)) {
+      compile.precompiledHeaderFolder = (defaultCacheDir(args) / "pch").string();
+    }
+    compile.translationUnits = static_cast<size_t>(
+        std::count_if(run.inputs.begin(), run.inputs.end(),
+                      [](const FileInput& input) { return isCppSourcePath(input.ref.path); }));
+    compile.traceCompiledHeaders = args.stats;
+    run.options.cppCommands = checker->loadCompileCommands(compile, error);
     if (!run.options.cppCommands) {
       std::cerr << "gradlint: error: " << error << '\n';
       return false;
@@ -461,10 +484,7 @@ bool openCppChecker(CheckRun& run) {
 bool addProgram(CheckRun& run) {
   const CheckArgs& args = run.args;
   CheckOptions& options = run.options;
-  // GRADLINT_NO_CACHE=1 is --no-cache for a whole environment (a test suite, a CI job).
-  const char* noCacheVariable = std::getenv("GRADLINT_NO_CACHE");
-  run.noCache = args.noCache || (noCacheVariable != nullptr && *noCacheVariable != '\0' &&
-                                 std::string_view(noCacheVariable) != "0");
+  run.noCache = noCacheRequested(args);
   try {
     // Only a check the result cache may answer takes the context from a snapshot: fixes,
     // diffs and summary files need the context modules' text.
@@ -631,6 +651,9 @@ int runCheckCommand(const CheckArgs& given) {
   // which costs little next to what it reads.
   if (!run.noCache && run.cacheMaxBytes > 0) {
     trimCacheFolder(defaultCacheDir(args), run.cacheMaxBytes);
+    // Precompiled headers (C++) are bounded apart: one for LibTorch is ~100 MB.
+    trimCacheFolder(defaultCacheDir(args) / "pch",
+                    std::max(run.cacheMaxBytes, kDefaultPrecompiledHeaderMaxBytes));
   }
   return report(run, result);
 }

@@ -31,6 +31,7 @@ struct CheckArgs {
   bool stats = false; // hidden: where the work went, for profiling
   bool noRespectGitignore = false;
   bool noCache = false;
+  bool noPch = false; // C++: no precompiled header of the headers translation units share
   bool confirm = false;              // --confirm: replay the findings in LibTorch (tool/probe)
   std::string confirmDevices = "cpu";
   std::string cacheDir; // default: .gradlint_cache next to --config, else in the working folder

@@ -96,11 +96,11 @@ int runDebugCfg(const std::string& path, const std::vector<std::string>& compile
   if (isCppPath(path)) {
     std::string error;
     const cpp::CheckerModule* checker = cppCheckerModule(error);
+    cpp::CompileOptions options;
+    options.extraArgs = compileArgs;
+    options.extraArgsGiven = true;
     const auto commands =
-        checker == nullptr
-            ? nullptr
-            : checker->loadCompileCommands(
-                  cpp::CompileOptions{"", compileArgs, true, std::nullopt}, error);
+        checker == nullptr ? nullptr : checker->loadCompileCommands(options, error);
     if (commands == nullptr) {
       std::cerr << "gradlint: error: " << path << ": " << error << '\n';
       return kExitError;
@@ -175,6 +175,10 @@ int main(int argc, char** argv) {
                          "Check files that .gitignore excludes");
   checkCommand->add_flag("--no-cache", check.noCache,
                          "Analyse every file again, without reading or writing the cache");
+  checkCommand->add_flag("--no-pch", check.noPch,
+                         "C++: each translation unit parses all its headers, without a "
+                         "precompiled header of the third-party ones they share (also "
+                         "GRADLINT_NO_PCH=1)");
   checkCommand->add_option("--cache-dir", check.cacheDir,
                            "Where results are cached (default: .gradlint_cache next to --config, "
                            "else in the working folder)");

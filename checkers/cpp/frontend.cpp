@@ -2,6 +2,7 @@
 
 #include "checkers/cpp/lowering.h"
 #include "checkers/cpp/nolint.h"
+#include "checkers/cpp/precompiled_prefix.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/DeclCXX.h>
@@ -140,6 +141,9 @@ public:
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < clang::DiagnosticsEngine::Error) return;
     ++errors_;
+    if (level == clang::DiagnosticsEngine::Fatal || !info.getLocation().isValid()) {
+      fatalOrUnplaced_ = true;
+    }
     if (info.getLocation().isValid() && info.hasSourceManager()) {
       locations_.push_back(info.getSourceManager().getExpansionLoc(info.getLocation()));
     }
@@ -175,6 +179,21 @@ public:
   }
 
   unsigned errors() const { return errors_; }
+  // A fatal error, or one at no place in a file: how a precompiled header that cannot be read
+  // shows (and a fatal error in the file, which the plain parse will report again).
+  bool fatalOrUnplaced() const { return fatalOrUnplaced_; }
+  // Forgets what it counted: the translation unit is parsed again.
+  void reset() {
+    clear();
+    errors_ = 0;
+    fatalOrUnplaced_ = false;
+    first_.clear();
+    message_.clear();
+    mainOffset_.reset();
+    inHeader_ = false;
+    missingFile_ = false;
+    locations_.clear();
+  }
   const std::string& first() const { return first_; }
   const std::string& message() const { return message_; }
   std::optional<unsigned> mainOffset() const { return mainOffset_; }
@@ -195,6 +214,7 @@ private:
   std::string displayPath_;
   std::string realPath_; // "" when the reported file is the main file
   unsigned errors_ = 0;
+  bool fatalOrUnplaced_ = false;
   std::string first_;   // "file:line:col: message"
   std::string message_; // the message alone
   std::optional<unsigned> mainOffset_;
@@ -261,12 +281,18 @@ Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& 
 
 class ProjectHeaders;
 
+// A parse that reads a precompiled header of the unit's leading includes (precompiled_prefix.h).
+struct PrecompiledParse {
+  bool lowered = false; // else the header could not be used: the unit is parsed again without
+};
+
 class LowerConsumer : public clang::ASTConsumer {
 public:
   LowerConsumer(const SourceText& source, LoweredTranslationUnit& out,
                 const clang::SourceManager& sources, const ProjectHeaders& headers,
-                const ErrorCounter& errors)
-      : source_(source), out_(out), sources_(sources), headers_(headers), errors_(errors) {}
+                const ErrorCounter& errors, PrecompiledParse* precompiled)
+      : source_(source), out_(out), sources_(sources), headers_(headers), errors_(errors),
+        precompiled_(precompiled) {}
   void HandleTranslationUnit(clang::ASTContext& context) override;
   // The main file's and the project headers' functions are lowered. The bodies of other
   // headers' functions are not parsed (<torch/torch.h> has thousands), nor those of header
@@ -281,14 +307,17 @@ private:
   const clang::SourceManager& sources_;
   const ProjectHeaders& headers_;
   const ErrorCounter& errors_;
+  PrecompiledParse* precompiled_; // null: a plain parse
   std::unordered_map<unsigned, std::optional<std::string>> wanted_; // FileID -> real path
 };
 
 class LowerAction : public clang::ASTFrontendAction {
 public:
   LowerAction(const SourceText& source, LoweredTranslationUnit& out,
-              const ProjectHeaders& headers, const ErrorCounter& errors)
-      : source_(source), out_(out), headers_(headers), errors_(errors) {}
+              const ProjectHeaders& headers, const ErrorCounter& errors,
+              PrecompiledParse* precompiled)
+      : source_(source), out_(out), headers_(headers), errors_(errors),
+        precompiled_(precompiled) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler,
                                                         llvm::StringRef) override {
     compiler.getFrontendOpts().SkipFunctionBodies = true; // asks shouldSkipFunctionBody
@@ -299,7 +328,7 @@ public:
     compiler.getDiagnostics().setSeverity(clang::diag::err_pp_file_not_found,
                                           clang::diag::Severity::Error, clang::SourceLocation());
     return std::make_unique<LowerConsumer>(source_, out_, compiler.getSourceManager(), headers_,
-                                           errors_);
+                                           errors_, precompiled_);
   }
 
 private:
@@ -307,15 +336,18 @@ private:
   LoweredTranslationUnit& out_;
   const ProjectHeaders& headers_;
   const ErrorCounter& errors_;
+  PrecompiledParse* precompiled_;
 };
 
 class LowerActionFactory : public clang::tooling::FrontendActionFactory {
 public:
   LowerActionFactory(const SourceText& source, LoweredTranslationUnit& out,
-                     const ProjectHeaders& headers, const ErrorCounter& errors)
-      : source_(source), out_(out), headers_(headers), errors_(errors) {}
+                     const ProjectHeaders& headers, const ErrorCounter& errors,
+                     PrecompiledParse* precompiled)
+      : source_(source), out_(out), headers_(headers), errors_(errors),
+        precompiled_(precompiled) {}
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<LowerAction>(source_, out_, headers_, errors_);
+    return std::make_unique<LowerAction>(source_, out_, headers_, errors_, precompiled_);
   }
 
 private:
@@ -323,6 +355,7 @@ private:
   LoweredTranslationUnit& out_;
   const ProjectHeaders& headers_;
   const ErrorCounter& errors_;
+  PrecompiledParse* precompiled_;
 };
 
 bool hasArgument(const clang::tooling::CommandLineArguments& args, std::string_view prefix) {
@@ -364,6 +397,7 @@ struct CompileCommands::Impl {
   std::vector<std::string> extraArgs;
   bool extraArgsGiven = false;
   bool autodetect = false; // neither -p nor --: look for compile_commands.json above each file
+  std::unique_ptr<PrecompiledHeaders> precompiled; // null: every unit parses all its headers
   mutable std::mutex mutex;
   mutable std::map<std::string, std::shared_ptr<clang::tooling::CompilationDatabase>> detected;
 
@@ -460,7 +494,12 @@ private:
 };
 
 void LowerConsumer::HandleTranslationUnit(clang::ASTContext& context) {
-  out_ = lowerTranslationUnit(context, source_, &headers_, errors_.locations());
+  // A precompiled header that could not be read (a header changed since it was built): nothing
+  // is lowered or claimed, and the unit is parsed again without it.
+  if (precompiled_ != nullptr && errors_.fatalOrUnplaced()) return;
+  out_ = lowerTranslationUnit(context, source_, &headers_, errors_.locations(),
+                              /*skipPrecompiled=*/precompiled_ != nullptr);
+  if (precompiled_ != nullptr) precompiled_->lowered = true;
 }
 
 bool LowerConsumer::shouldSkipFunctionBody(clang::Decl* decl) {
@@ -505,6 +544,11 @@ std::shared_ptr<const CompileCommands> CompileCommands::load(const CompileOption
   }
   impl->extraArgs = options.extraArgs;
   impl->extraArgsGiven = options.extraArgsGiven;
+  if (options.precompileHeaders &&
+      (!options.precompiledHeaderFolder.empty() || options.translationUnits > 1)) {
+    impl->precompiled = std::make_unique<PrecompiledHeaders>(options.precompiledHeaderFolder,
+                                                             options.traceCompiledHeaders);
+  }
   if (!options.buildPath.empty()) {
     if (!llvm::sys::fs::is_directory(options.buildPath)) {
       error = fmt::format("-p {}: no such folder", options.buildPath);
@@ -618,28 +662,16 @@ struct Compilation {
   std::vector<std::pair<std::string, std::string_view>> mapped;
 };
 
-// Compiles with Clang (syntax only) and lowers what `headers` selects into `lowered`.
-void compileAndLower(const Compilation& compilation, const CompileCommands* commands,
-                     const ProjectHeaders& headers, ErrorCounter& errors,
-                     LoweredTranslationUnit& lowered) {
-  const std::string& path = compilation.mainPath;
-  SingleCommandDatabase database(compilation.command);
-  clang::tooling::ClangTool tool(database, {path},
-                                 std::make_shared<clang::PCHContainerOperations>(),
-                                 llvm::vfs::createPhysicalFileSystem());
-  for (const auto& [file, bytes] : compilation.mapped) tool.mapVirtualFile(file, bytes);
-  const bool header = isHeaderPath(path);
-  const bool cuda = isCudaPath(path);
-  if (cuda) tool.mapVirtualFile(kCudaStubPath, kCudaStub);
-  tool.setPrintErrorMessage(false);
-
+// What gradlint changes in every compile command, after ClangTool's own adjusters (output and
+// dependency files stripped, -fsyntax-only).
+clang::tooling::ArgumentsAdjuster commandAdjuster(const Compilation& compilation,
+                                                  const CompileCommands* commands) {
   using clang::tooling::ArgumentInsertPosition;
   using clang::tooling::getInsertArgumentAdjuster;
-  if (compilation.fromDatabase && commands->impl().extraArgsGiven) {
-    tool.appendArgumentsAdjuster(
-        getInsertArgumentAdjuster(commands->impl().extraArgs, ArgumentInsertPosition::END));
-  }
-  tool.appendArgumentsAdjuster(
+  const std::string& path = compilation.mainPath;
+  const bool header = isHeaderPath(path);
+  const bool cuda = isCudaPath(path);
+  clang::tooling::ArgumentsAdjuster ours =
       [header, cuda](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
         clang::tooling::CommandLineArguments out;
         out.push_back(args.empty() ? std::string("clang-tool") : args.front());
@@ -660,12 +692,147 @@ void compileAndLower(const Compilation& compilation, const CompileCommands* comm
         out.insert(out.end(), {"-w", "-fno-caret-diagnostics"});
         out.insert(out.end(), args.begin() + (args.empty() ? 0 : 1), args.end());
         return out;
-      });
+      };
+  if (compilation.fromDatabase && commands->impl().extraArgsGiven) {
+    return clang::tooling::combineAdjusters(
+        getInsertArgumentAdjuster(commands->impl().extraArgs, ArgumentInsertPosition::END),
+        ours);
+  }
+  return ours;
+}
+
+// A unit's parse with the precompiled header of its leading includes.
+struct PrecompiledPlan {
+  std::shared_ptr<const PrecompiledHeader> header;
+  size_t prefixEnd = 0; // the bytes of the main file it stands for
+};
+
+bool isCppSourcePath(std::string_view path) {
+  const std::string_view ext = extensionOf(path);
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c++" || ext == ".C" ||
+         ext == ".cp" || ext == ".CPP";
+}
+
+// The precompiled header a unit can start from: its leading `#include <...>` lines that reach
+// headers outside the project, under its flags. None when in doubt: headers (checked alone or
+// through an includer), CUDA, editor buffers of other files, flags that add code before the
+// file or change its language, a first include of the project's own.
+std::optional<PrecompiledPlan> precompiledPlanFor(const Compilation& compilation,
+                                                  const CompileCommands* commands,
+                                                  const ProjectHeaders& headers,
+                                                  const clang::tooling::ArgumentsAdjuster& adjust) {
+  if (commands == nullptr || !commands->impl().precompiled) return std::nullopt;
+  const std::string& path = compilation.mainPath;
+  if (!isCppSourcePath(path) || compilation.mapped.size() != 1 ||
+      compilation.mapped.front().first != path) {
+    return std::nullopt;
+  }
+  const std::vector<PrefixInclude> prefix = scanIncludePrefix(compilation.mainSource.bytes());
+  if (prefix.empty()) return std::nullopt;
+  const clang::tooling::CompileCommand& command = compilation.command;
+  // The arguments as ClangTool hands them to the compiler.
+  clang::tooling::CommandLineArguments args = command.CommandLine;
+  for (const clang::tooling::ArgumentsAdjuster& adjuster :
+       {clang::tooling::getClangStripOutputAdjuster(),
+        clang::tooling::getClangSyntaxOnlyAdjuster(),
+        clang::tooling::getClangStripDependencyFileAdjuster(), adjust}) {
+    args = adjuster(args, command.Filename);
+  }
+  PrefixRequest request;
+  request.directory = command.Directory;
+  size_t files = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const llvm::StringRef arg = args[i];
+    const bool cpp = arg == "-xc++" || (arg == "-x" && i + 1 < args.size() && args[i + 1] == "c++");
+    if (arg.starts_with("-include") || arg.starts_with("--include") ||
+        arg.starts_with("-imacros") || (arg.starts_with("-x") && !cpp) || arg == "-Xclang" ||
+        arg.starts_with("-fmodule") || arg == "--driver-mode=cl") {
+      return std::nullopt;
+    }
+    if (arg == "-x") { // -x c++
+      request.arguments.insert(request.arguments.end(), {args[i], args[i + 1]});
+      ++i;
+      continue;
+    }
+    if (i > 0 && !arg.starts_with("-") && absolutePath(llvm::sys::path::is_absolute(arg)
+                                                           ? arg.str()
+                                                           : command.Directory + "/" + arg.str()) ==
+                                              path) {
+      ++files;
+      continue;
+    }
+    request.arguments.push_back(args[i]);
+  }
+  if (files != 1) return std::nullopt;
+  size_t count = 0;
+  for (const PrefixInclude& include : prefix) {
+    const auto found = findAngledInclude(include.spelled, request.arguments, command.Directory);
+    if (found && headers.wants(found->first, found->second)) break;
+    request.includes.push_back(include.spelled);
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  PrecompiledPlan plan;
+  plan.header = commands->impl().precompiled->get(request);
+  if (!plan.header) return std::nullopt;
+  // Built by another unit of the same flags, but this one's project may hold one of them.
+  for (const PrecompiledFile& held : plan.header->headers) {
+    if (headers.wants(held.path, held.system)) return std::nullopt;
+  }
+  plan.prefixEnd = prefix[count - 1].end;
+  return plan;
+}
+
+// One parse of the translation unit: with `plan`, its leading includes come from the
+// precompiled header, and whether it could be used is set in `precompiled`.
+void runTool(const Compilation& compilation, const clang::tooling::ArgumentsAdjuster& adjust,
+             const ProjectHeaders& headers, ErrorCounter& errors, LoweredTranslationUnit& lowered,
+             const PrecompiledPlan* plan, PrecompiledParse* precompiled) {
+  const std::string& path = compilation.mainPath;
+  SingleCommandDatabase database(compilation.command);
+  clang::tooling::ClangTool tool(database, {path},
+                                 std::make_shared<clang::PCHContainerOperations>(),
+                                 llvm::vfs::createPhysicalFileSystem());
+  // With a precompiled header the main file's include lines it holds are blanked (spaces, the
+  // line breaks kept: every offset, line and column stays): the header already entered them.
+  std::string blanked;
+  if (plan != nullptr) {
+    blanked = compilation.mainSource.bytes();
+    for (size_t i = 0; i < plan->prefixEnd && i < blanked.size(); ++i) {
+      if (blanked[i] != '\n') blanked[i] = ' ';
+    }
+  }
+  for (const auto& [file, bytes] : compilation.mapped) {
+    tool.mapVirtualFile(file, plan != nullptr && file == path ? std::string_view(blanked) : bytes);
+  }
+  if (isCudaPath(path)) tool.mapVirtualFile(kCudaStubPath, kCudaStub);
+  tool.setPrintErrorMessage(false);
+  tool.appendArgumentsAdjuster(adjust);
+  if (plan != nullptr) {
+    tool.appendArgumentsAdjuster(clang::tooling::getInsertArgumentAdjuster(
+        {"-include-pch", plan->header->path}, clang::tooling::ArgumentInsertPosition::END));
+  }
   tool.setDiagnosticConsumer(&errors);
   lowered.module.language = ir::Language::Cpp;
   lowered.module.path = compilation.mainSource.path();
-  LowerActionFactory factory(compilation.mainSource, lowered, headers, errors);
+  LowerActionFactory factory(compilation.mainSource, lowered, headers, errors, precompiled);
   tool.run(&factory);
+}
+
+// Compiles with Clang (syntax only) and lowers what `headers` selects into `lowered`.
+void compileAndLower(const Compilation& compilation, const CompileCommands* commands,
+                     const ProjectHeaders& headers, ErrorCounter& errors,
+                     LoweredTranslationUnit& lowered) {
+  const clang::tooling::ArgumentsAdjuster adjust = commandAdjuster(compilation, commands);
+  if (const std::optional<PrecompiledPlan> plan =
+          precompiledPlanFor(compilation, commands, headers, adjust)) {
+    PrecompiledParse precompiled;
+    runTool(compilation, adjust, headers, errors, lowered, &*plan, &precompiled);
+    if (precompiled.lowered) return;
+    errors.reset();
+    lowered = LoweredTranslationUnit();
+  }
+  runTool(compilation, adjust, headers, errors, lowered, nullptr, nullptr);
 }
 
 std::string realPathOf(const std::string& path) {

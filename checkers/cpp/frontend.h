@@ -28,6 +28,15 @@ struct CompileOptions {
   // setup.cfg, setup.py or .git; else the top of its CMakeLists.txt chain; else its folder) or
   // its compile command's folder, not on a system include path.
   std::optional<std::string> headerFilter;
+  // The third-party headers that translation units start with (`#include <torch/torch.h>`)
+  // are parsed once into a precompiled header and reused by the units with the same leading
+  // includes and flags (precompiled_prefix.h). Kept in `precompiledHeaderFolder` across runs
+  // (the cache folder's pch/); without one, for the run only, and only when it checks
+  // `translationUnits` > 1.
+  bool precompileHeaders = true;
+  std::string precompiledHeaderFolder;
+  size_t translationUnits = 0;
+  bool traceCompiledHeaders = false; // a line on stderr for each one built or reused
 };
 
 // Where each file's compile command comes from, loaded once per run. Thread-safe.

@@ -121,9 +121,10 @@ using detail::TranslationUnitLowering;
 LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
                                             const SourceText& mainFile,
                                             const HeaderSelection* headers,
-                                            const std::vector<clang::SourceLocation>& errors) {
+                                            const std::vector<clang::SourceLocation>& errors,
+                                            bool skipPrecompiled) {
   TranslationUnitLowering lowering(context, mainFile, headers, errors);
-  lowering.run();
+  lowering.run(skipPrecompiled);
   return lowering.take();
 }
 

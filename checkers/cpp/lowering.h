@@ -58,10 +58,14 @@ struct LoweredTranslationUnit {
 // macros are placed at the macro's use. A function whose body holds one of `errors` (the
 // compiler's error locations) is not lowered: Clang's recovery may have dropped statements of
 // it, and rules that look for what is absent would report what is not there.
+// `skipPrecompiled`: the declarations of the precompiled header the unit was parsed with are
+// in no lowered file (gradlint built it from headers `headers` does not select), so they are
+// not even loaded: loading them all to skip them would cost what the header saves.
 LoweredTranslationUnit lowerTranslationUnit(clang::ASTContext& context,
                                             const SourceText& mainFile,
                                             const HeaderSelection* headers = nullptr,
                                             const std::vector<clang::SourceLocation>& errors =
-                                                {});
+                                                {},
+                                            bool skipPrecompiled = false);
 
 } // namespace gradlint::cpp

@@ -247,10 +247,17 @@ public:
         source_(&source), mainFile_(sources_.getMainFileID()), file_(mainFile_),
         headers_(headers), errors_(errors) {}
 
-  void run() {
+  void run(bool skipPrecompiled) {
     result_.module.language = ir::Language::Cpp;
     result_.module.path = mainSource_.path();
-    TraverseDecl(context_.getTranslationUnitDecl());
+    clang::TranslationUnitDecl* unit = context_.getTranslationUnitDecl();
+    if (skipPrecompiled) {
+      // The declarations parsed in this translation unit only (noload_decls), not the
+      // precompiled header's.
+      for (clang::Decl* decl : unit->noload_decls()) TraverseDecl(decl);
+    } else {
+      TraverseDecl(unit);
+    }
     auto byPosition = [](const ir::FunctionIR& a, const ir::FunctionIR& b) {
       return a.range.startByte < b.range.startByte;
     };
