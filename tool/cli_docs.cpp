@@ -187,10 +187,13 @@ std::string manPage(const CLI::App& app) {
          "names the path and why.\n";
   out += ".SH ENVIRONMENT\n.TP\n.B GRADLINT_CACHE_DIR\nWhere results are cached, unless "
          "\\fB\\-\\-cache\\-dir\\fR is given.\n.TP\n.B GRADLINT_NO_CACHE\nAny value but 0 is "
-         "\\fB\\-\\-no\\-cache\\fR.\n";
+         "\\fB\\-\\-no\\-cache\\fR.\n.TP\n.B GRADLINT_NO_PCH\nAny value but 0 is "
+         "\\fB\\-\\-no\\-pch\\fR.\n";
   out += ".SH FILES\n.TP\n.I pyproject.toml\\fR, \\fPgradlint.toml\nConfiguration: the nearest "
          "one above each file ([tool.gradlint] in pyproject.toml).\n.TP\n.I .gradlint_cache/\n"
-         "The results cache.\n.TP\n.I PREFIX/lib/gradlint/\nThe C++ module, the clang\\-tidy "
+         "The results cache.\n.TP\n.I .gradlint_cache/pch/\nPrecompiled headers of the "
+         "third\\-party headers C++ files start with (bounded apart, at 1 GB).\n.TP\n"
+         ".I PREFIX/lib/gradlint/\nThe C++ module, the clang\\-tidy "
          "plugin (libgradlint\\-tidy.so) and the runtime probe's tracer.\n.TP\n"
          ".I PREFIX/share/doc/gradlint/\nThe full documentation.\n";
   out += ".SH RULES\n";
