@@ -144,16 +144,6 @@ bool writeAtomically(const std::string& path, std::string_view text) {
   return true;
 }
 
-// Counts the build's errors; nothing is printed: a header that does not build only means the
-// units parse their headers themselves, and report any error there as they always did.
-class ErrorTally : public clang::DiagnosticConsumer {
-public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
-    DiagnosticConsumer::HandleDiagnostic(level, info);
-  }
-};
-
 // The units' policy for headers outside the project (frontend.cpp, LowerConsumer): function
 // bodies are skipped, destructors' excepted, as they tell whether a class restores grad mode.
 // The header then holds the declarations a unit's own parse of the same lines would make.
@@ -417,7 +407,9 @@ std::shared_ptr<const PrecompiledHeader> PrecompiledHeaders::build(const PrefixR
                                  std::make_shared<clang::PCHContainerOperations>(),
                                  llvm::vfs::createPhysicalFileSystem());
   tool.clearArgumentsAdjusters(); // the arguments are the units' own, already adjusted
-  ErrorTally errors;
+  // Counts the errors and prints nothing: a header that does not build only means that the
+  // units parse their headers themselves, and report any error there as they always did.
+  clang::DiagnosticConsumer errors;
   tool.setDiagnosticConsumer(&errors);
   tool.setPrintErrorMessage(false);
   std::vector<PrecompiledFile> files;
