@@ -12,6 +12,7 @@
 #include "rules/rule.h"
 
 #include <fmt/format.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -77,7 +78,12 @@ struct FileState {
   const FileInput* input = nullptr;
   std::vector<const rules::Rule*> rules; // to run on this file
   const MarkerSet* markers = nullptr; // of those rules: text that makes a chunk worth parsing
+  // Null between steps for a file read from disk (releaseSource): the run keeps the file's plan
+  // and lowering, not its text, and reads the text again when a step needs it.
   std::shared_ptr<SourceText> source;
+  bool rereadable = false; // read from disk by the first pass: the text may be dropped
+  size_t sourceSize = 0;   // of the bytes first read, which a reading again must match
+  uint64_t sourceHash = 0;
   std::optional<python::PythonFileResult> lowered;
   std::string error;
   // Python partial parsing: the file's chunks (split on its first mention of a needle) and the
@@ -99,6 +105,37 @@ bool readFile(const std::string& path, std::string& out, std::string& error) {
   if (readWholeFile(path, out, error)) return true;
   error = path + ": " + error;
   return false;
+}
+
+std::string changedWhileChecked(const std::string& path) {
+  return path + ": changed while being checked (check it again)";
+}
+
+// Drops the text of a file read from disk: peak memory then follows the files in work, not the
+// size of the tree. Text given by the caller, notebooks and C++ files are kept.
+void releaseSource(FileState& state) {
+  if (state.rereadable) state.source.reset();
+}
+
+// Makes the file's text available again, reading it from disk if it was dropped. False when the
+// file no longer holds the bytes the run analysed: it is then an error, and its lowering (made
+// from the old bytes) is dropped, so nothing is reported at positions of another text.
+bool acquireSource(FileState& state) {
+  if (state.source) return true;
+  if (!state.rereadable || !state.error.empty()) return false;
+  const std::string& path = state.input->ref.path;
+  changeBeforeRereadHook(path);
+  std::string bytes;
+  std::string error;
+  if (!readWholeFile(path, bytes, error) || bytes.size() != state.sourceSize ||
+      XXH3_64bits(bytes.data(), bytes.size()) != state.sourceHash) {
+    state.error = changedWhileChecked(path);
+    state.lowered.reset();
+    state.rereadable = false;
+    return false;
+  }
+  state.source = std::make_shared<SourceText>(path, std::move(bytes));
+  return true;
 }
 
 // The offset of the first byte of `bytes` that is not part of well-formed UTF-8 (no overlong
@@ -197,7 +234,9 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
 // C++ files are compiled whole; a notebook is parsed whole because its kernel carries grad mode
 // from each cell into every later one (a toggle's cell alone cannot tell whether it leaks).
 bool parsedWhole(const FileState& state) {
-  return isCppPath(state.input->ref.path) || state.source->notebook() != nullptr;
+  // A dropped text is never a notebook's (releaseSource).
+  return isCppPath(state.input->ref.path) ||
+         (state.source != nullptr && state.source->notebook() != nullptr);
 }
 
 // Headers lowered through the translation units that include them become files of the run:
@@ -244,7 +283,7 @@ void adoptHeaders(std::vector<FileState>& states, std::deque<FileInput>& headerI
 
 // The bytes a lowering of `state` hands to the parser.
 size_t parsedBytes(const FileState& state) {
-  if (state.ranges.empty()) return state.source->bytes().size();
+  if (state.ranges.empty()) return state.source ? state.source->bytes().size() : state.sourceSize;
   size_t bytes = 0;
   for (const python::ByteRange& range : state.ranges) bytes += range.end - range.start;
   return bytes;
@@ -275,6 +314,7 @@ struct KeptTreeBudget {
 
 // Returns true when the parse started from a tree this run kept for the file.
 bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& budget) {
+  if (!acquireSource(state)) return false;
   const SourceFileRef& ref = state.input->ref;
   if (isCppPath(ref.path)) {
     lowerCppFile(state, options);
@@ -467,10 +507,13 @@ struct RescanSearch {
 // count unless it can define one of the summarised functions itself (same module): then it makes
 // that name ambiguous (unsummarised), as in a full parse. Returns true when more chunks were
 // chosen.
+bool allChunksChosen(const FileState& state) {
+  return !state.chosen.empty() &&
+         std::all_of(state.chosen.begin(), state.chosen.end(), std::identity());
+}
+
 bool planRescan(FileState& state, const RescanSearch& round) {
-  const bool allChosen = !state.chosen.empty() &&
-                         std::all_of(state.chosen.begin(), state.chosen.end(), std::identity());
-  if (allChosen) return false; // nothing left to add
+  if (allChunksChosen(state)) return false; // nothing left to add
   const std::string& text = state.source->bytes();
   std::vector<python::Mention> mentions = round.search.find(text);
   if (mentions.empty()) return false;
@@ -520,7 +563,9 @@ LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector
   LoweredCount count;
   std::atomic<size_t> fromKeptTree{0};
   parallelFor(order.size(), options.threads, [&](size_t at) {
-    if (lowerFile(states[order[at].second], options, budget)) ++fromKeptTree;
+    FileState& state = states[order[at].second];
+    if (lowerFile(state, options, budget)) ++fromKeptTree;
+    releaseSource(state);
   });
   count.fromKeptTree = fromKeptTree;
   count.files = order.size();
@@ -623,6 +668,10 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       bytes = *state.input->contents;
     } else if (!readFile(state.input->ref.path, bytes, state.error)) {
       return;
+    } else if (state.input->contentsHash &&
+               XXH3_64bits(bytes.data(), bytes.size()) != *state.input->contentsHash) {
+      state.error = changedWhileChecked(state.input->ref.path);
+      return;
     }
     bytesRead += bytes.size();
     if (!isCheckableText(*state.input, bytes, state.error)) return;
@@ -636,6 +685,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       state.source = std::make_shared<SourceText>(
           state.input->ref.path, std::make_shared<const Notebook>(std::move(*notebook)));
     } else {
+      if (!state.input->contents && !isCppPath(state.input->ref.path)) {
+        state.rereadable = true;
+        state.sourceSize = bytes.size();
+        state.sourceHash = XXH3_64bits(bytes.data(), bytes.size());
+      }
       state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
     }
     if (!options.prefilter) {
@@ -645,6 +699,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     } else {
       wanted[i] = planPythonRanges(state);
     }
+    releaseSource(state); // lowering reads it again
   });
   KeptTreeBudget keptTrees;
   const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, keptTrees);
@@ -688,11 +743,13 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     std::vector<char> wantedAgain(states.size(), 0);
     parallelFor(states.size(), options.threads, [&](size_t i) {
       FileState& state = states[i];
-      if (!state.source || !options.prefilter) return;
+      if (!options.prefilter) return;
       if (parsedWhole(state)) {
+        if (!state.source) return; // unreadable
         wantedAgain[i] = !state.lowered && mentionsAny(state.source->bytes(), plainNames);
-      } else {
+      } else if (!allChunksChosen(state) && acquireSource(state)) {
         wantedAgain[i] = planRescan(state, round);
+        releaseSource(state);
       }
     });
     const LoweredCount added = lowerLargestFirst(states, wantedAgain, options, keptTrees);
@@ -713,7 +770,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::vector<std::vector<std::string>> perFileScopes(states.size());
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
-    if (!state.lowered || state.input->context) return;
+    if (!state.lowered || state.input->context || !acquireSource(state)) return;
     // The modules are as last summarised: the loop above stops before lowering anything again.
     rules::RuleContext context(state.lowered->module, summaries,
                                state.lowered->frontendDiagnostics, state.source.get(),
@@ -740,6 +797,8 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
     }
     perFile[i] = std::move(diagnostics);
+    // Only the files with findings keep their text, to be shown with them.
+    if (perFile[i].empty()) releaseSource(state);
   });
   result.stats.rulesSeconds = secondsSince(phaseStart);
 

@@ -59,9 +59,12 @@ struct FileInput {
   bool context = false;
   // Installed code: the distribution it comes from ("name version"), for related locations.
   std::string origin;
-  // `contents` read from the file by an earlier step (the context's import scan): the file's
-  // stat taken just before that read, for the result cache's memo.
+  // The file read by an earlier step (the context's import scan, the result cache's hashing):
+  // the file's stat taken just before that read, for the result cache's memo.
   std::optional<FileStat> contentsStat;
+  // That read's bytes, hashed (XXH3-64) instead of kept: runCheck reads the file again and
+  // reports it as changed when its bytes differ, so the run checks what the earlier step saw.
+  std::optional<uint64_t> contentsHash;
 };
 
 struct FileReport {

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 namespace gradlint {
@@ -11,6 +12,20 @@ void deleteBeforeReadHook(const std::string& path) {
   if (name == nullptr || std::filesystem::path(path).filename() != name) return;
   std::error_code ignored;
   std::filesystem::remove(path, ignored);
+}
+
+namespace {
+
+void appendIfNamed(const char* variable, const std::string& path) {
+  const char* name = std::getenv(variable);
+  if (name == nullptr || std::filesystem::path(path).filename() != name) return;
+  std::ofstream(path, std::ios::app) << "# edited\n";
+}
+
+} // namespace
+
+void changeBeforeRereadHook(const std::string& path) {
+  appendIfNamed("GRADLINT_TEST_CHANGE_BEFORE_REREAD", path);
 }
 
 } // namespace gradlint

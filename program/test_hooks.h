@@ -10,4 +10,9 @@ namespace gradlint {
 // it, as another process could between discovery and reading.
 void deleteBeforeReadHook(const std::string& path);
 
+// GRADLINT_TEST_CHANGE_BEFORE_REREAD=NAME: appends a line to a file named NAME just before
+// gradlint reads it again (the check drops a file's text between steps), as an editor saving it
+// mid-run could.
+void changeBeforeRereadHook(const std::string& path);
+
 } // namespace gradlint
