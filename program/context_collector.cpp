@@ -476,6 +476,7 @@ std::vector<FileInput> ContextCollector::run() {
   std::vector<std::optional<ImportMemo::Entry>> scanned(roots.size()); // to remember
   std::vector<std::string> rootContentKeys(roots.size());
   std::vector<std::vector<std::vector<std::string>>> rootAttributes(roots.size());
+  std::vector<char> readHere(roots.size(), 0); // not answered by the import memo
   const int64_t takenNs = nowNs();
   parallelFor(roots.size(), request_.threads, [&](size_t at) {
     FileInput& input = checked_[roots[at]];
@@ -501,11 +502,16 @@ std::vector<FileInput> ContextCollector::run() {
     std::string error;
     deleteBeforeReadHook(input.ref.path);
     if (!readWholeFile(input.ref.path, text, error)) return; // the run reports it
+    readHere[at] = 1;
     rootImports[at] = python::scanImports(text);
-    input.contents = std::move(text); // read once: the run checks these bytes
-    input.contentsStat = stat;
-    rootContentKeys[at] = contentKeyOf(*input.contents);
-    rootAttributes[at] = projectAttributesRead(*input.contents, rootImports[at]);
+    // The run checks these bytes: it reads the file again against their hash. Keeping every
+    // checked file's text until then would make memory grow with the tree.
+    if (!input.contentsHash) {
+      input.contentsHash = XXH3_64bits(text.data(), text.size());
+      input.contentsStat = stat;
+    }
+    rootContentKeys[at] = contentKeyOf(text);
+    rootAttributes[at] = projectAttributesRead(text, rootImports[at]);
     if (stat) {
       scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at], rootContentKeys[at],
                                       rootAttributes[at]};
@@ -514,7 +520,7 @@ std::vector<FileInput> ContextCollector::run() {
   bool memoChanged = false;
   for (size_t at = 0; at < roots.size(); ++at) {
     if (!scanned[at]) {
-      if (!checked_[roots[at]].contents) ++report_.importsFromMemo;
+      if (!checked_[roots[at]].contents && !readHere[at]) ++report_.importsFromMemo;
       continue;
     }
     const std::string& path = checked_[roots[at]].ref.path;

@@ -287,7 +287,13 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
   std::atomic<bool> unreadable{false};
   auto readAndHash = [&](size_t i) {
     FileInput& input = inputs[i];
-    if (!input.contents) {
+    if (input.contents) {
+      if (input.contentsStat) memo.stats[i] = input.contentsStat;
+      memo.hashes[i] = XXH3_64bits(input.contents->data(), input.contents->size());
+    } else if (input.contentsHash) {
+      memo.stats[i] = input.contentsStat;
+      memo.hashes[i] = *input.contentsHash;
+    } else {
       memo.stats[i] = statFile(input.ref.path); // before the read: a later write changes it
       std::string bytes;
       deleteBeforeReadHook(input.ref.path);
@@ -295,11 +301,10 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
         unreadable = true; // runCheck reports it
         return;
       }
-      input.contents = std::move(bytes);
-    } else if (input.contentsStat) {
-      memo.stats[i] = input.contentsStat;
+      // Hashed, not kept: runCheck reads the file again against the hash (FileInput).
+      memo.hashes[i] = XXH3_64bits(bytes.data(), bytes.size());
+      input.contentsHash = memo.hashes[i];
     }
-    memo.hashes[i] = XXH3_64bits(input.contents->data(), input.contents->size());
   };
   parallelFor(inputs.size(), options.threads, [&](size_t i) {
     const FileInput& input = inputs[i];
@@ -359,7 +364,7 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
 
   // A miss: analyse the bytes that were hashed, so the stored hashes describe them.
   parallelFor(inputs.size(), options.threads, [&](size_t i) {
-    if (!inputs[i].contents) readAndHash(i);
+    if (!inputs[i].contents && !inputs[i].contentsHash) readAndHash(i);
   });
   if (unreadable) return analyse(inputs, options);
   CheckResult result = analyse(inputs, options);
