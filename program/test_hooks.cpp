@@ -28,4 +28,8 @@ void changeBeforeRereadHook(const std::string& path) {
   appendIfNamed("GRADLINT_TEST_CHANGE_BEFORE_REREAD", path);
 }
 
+void changeBeforeFixWriteHook(const std::string& path) {
+  appendIfNamed("GRADLINT_TEST_CHANGE_BEFORE_FIX_WRITE", path);
+}
+
 } // namespace gradlint

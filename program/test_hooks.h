@@ -12,7 +12,9 @@ void deleteBeforeReadHook(const std::string& path);
 
 // GRADLINT_TEST_CHANGE_BEFORE_REREAD=NAME: appends a line to a file named NAME just before
 // gradlint reads it again (the check drops a file's text between steps), as an editor saving it
-// mid-run could.
+// mid-run could. GRADLINT_TEST_CHANGE_BEFORE_FIX_WRITE=NAME: the same just before `--fix` checks
+// that the file still holds the text its fixes edit.
 void changeBeforeRereadHook(const std::string& path);
+void changeBeforeFixWriteHook(const std::string& path);
 
 } // namespace gradlint

@@ -12,6 +12,7 @@
 #include "program/read_file.h"
 #include "program/result_cache.h"
 #include "program/summary_store.h"
+#include "program/test_hooks.h"
 #include "tool/fixes.h"
 #include "tool/probe/confirm.h"
 #include "tool/render.h"
@@ -82,6 +83,13 @@ int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInp
       continue;
     }
     std::string error;
+    // The fixes edit the text the check read: a file saved since then keeps what it holds.
+    std::string onDisk;
+    changeBeforeFixWriteHook(file.path);
+    if (readWholeFile(file.path, onDisk, error) && onDisk != file.original) {
+      errors.push_back(file.path + ": changed while being checked (left unchanged)");
+      continue;
+    }
     if (writeFileAtomically(file.path, file.fixed, error)) {
       fixed += file.fixes;
     } else {
