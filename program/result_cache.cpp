@@ -308,7 +308,8 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
   };
   parallelFor(inputs.size(), options.threads, [&](size_t i) {
     const FileInput& input = inputs[i];
-    if (!input.contents) {
+    // Bytes read earlier in the run are hashed as read (readAndHash), not taken from the memo.
+    if (!input.contents && !input.contentsHash) {
       if (auto known = remembered.find(input.ref.path); known != remembered.end()) {
         if (const std::optional<FileStat> st = statFile(input.ref.path);
             st && *st == known->second.first) {
