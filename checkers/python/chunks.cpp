@@ -674,8 +674,14 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
   // The names each statement binds at its start, and the statements binding each name.
   std::unordered_map<uint32_t, std::vector<std::string>> bindsOf;
   std::unordered_map<std::string_view, std::vector<uint32_t>> binders;
+  // A chosen definition reads module names too (`MODEL_ID = "gpt2"` above a function that
+  // loads it): it starts the backward walk below, not the forward one.
+  auto isChosenDefinition = [&](size_t i) {
+    return chosen[i] && !isStatement(i) && !chunks[i].imports;
+  };
   bool anyChosen = false;
   for (size_t i = 0; i < chunks.size(); ++i) {
+    anyChosen = anyChosen || isChosenDefinition(i);
     if (!isStatement(i)) continue;
     anyChosen = anyChosen || (chosen[i] && !asBinding[i]);
     std::vector<std::string> names =
@@ -702,11 +708,15 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
   for (const Mention& mention : NeedleSearch(needles, Match::Word).find(text)) {
     const uint32_t at = mention.at;
     const size_t found = codeChunkAt(layout, at);
-    if (found == SIZE_MAX || !isStatement(found)) continue;
+    if (found == SIZE_MAX || !(isStatement(found) || isChosenDefinition(found))) continue;
     const auto index = static_cast<uint32_t>(found);
     size_t end = at;
     while (end < text.size() && isWordChar(text[end])) ++end;
     const std::string_view name = text.substr(at, end - at);
+    if (!isStatement(found)) {
+      namesIn[index].push_back(name); // repeats are followed once below
+      continue;
+    }
     std::vector<uint32_t>& naming = users[name];
     if (naming.empty() || naming.back() != index) {
       naming.push_back(index);
@@ -745,6 +755,9 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
   // transitively (`offload_map = {...}` above `heavy = X.from_pretrained(...,
   // device_map=offload_map)`). A binding reached this way does not reach its other uses.
   work = std::move(reached);
+  for (const auto& [chunk, names] : namesIn) {
+    if (!isStatement(chunk)) work.push_back(chunk);
+  }
   followed.clear();
   while (!work.empty()) {
     const uint32_t statement = work.back();

@@ -156,7 +156,8 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& ment
 // forward: a statement that names (as a whole word, outside comments and strings) what a
 // chosen one binds at its start (`heavy = ...`, `a, b = ...`, `x: T = ...`) is chosen, and so
 // on over what it binds; then backward from all of those: the statements binding what they
-// name, and so on over what those name. `heavy = X.from_pretrained(...,
+// name, and so on over what those name; the chosen definitions start that backward walk too (a
+// function loading `MODEL_ID` makes `MODEL_ID = "..."` matter). `heavy = X.from_pretrained(...,
 // device_map=offload_map)` makes `heavy.train()` below and `offload_map = {...}` above matter,
 // whichever rules' markers chose it. One search over the text for every bound name, then two
 // walks over the statements: linear in the mentions. True when a chunk was newly marked.

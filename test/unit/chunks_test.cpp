@@ -177,11 +177,20 @@ TEST(Chunks, ModuleFlowChoosesUsesAndBindingsOfChosenStatements) {
   chosen[6] = true;
   EXPECT_TRUE(chooseModuleFlow(text, layout, chosen, asBinding));
   EXPECT_TRUE(chosen[5]);
-  // Nothing chosen at module level: nothing to follow.
+  // Only a function chosen: what it reads is bound at module level (and what that reads), but
+  // other uses of those names are not followed.
   std::vector<bool> onlyFunction(layout.chunks.size(), false);
-  std::vector<bool> none;
+  std::vector<bool> bindings;
   onlyFunction[8] = true;
-  EXPECT_FALSE(chooseModuleFlow(text, layout, onlyFunction, none));
+  EXPECT_TRUE(chooseModuleFlow(text, layout, onlyFunction, bindings));
+  EXPECT_EQ(onlyFunction,
+            (std::vector<bool>{false, true, true, false, false, false, false, false, true}));
+  EXPECT_EQ(bindings,
+            (std::vector<bool>{false, true, true, false, false, false, false, false, false}));
+  // Nothing chosen: nothing to follow.
+  std::vector<bool> nothing(layout.chunks.size(), false);
+  std::vector<bool> none;
+  EXPECT_FALSE(chooseModuleFlow(text, layout, nothing, none));
 }
 
 // Class splitting: the header, then one chunk per member (decorators with their def), nested
