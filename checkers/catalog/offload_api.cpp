@@ -2,6 +2,7 @@
 
 #include "checkers/ir/ascii.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -208,6 +209,69 @@ DeviceMapPlacement classifyDeviceMapString(std::string_view value) {
   if (value == "disk") return DeviceMapPlacement::Offloads;
   if (contains(kAutoMaps, value)) return DeviceMapPlacement::MayOffload;
   return DeviceMapPlacement::OnDevice; // "cuda", "cuda:0", a device index
+}
+
+namespace {
+
+// Families published without a size tag, all under 1B parameters (gpt2-large: 774M).
+constexpr std::array<std::string_view, 10> kSmallFamilies = {
+    "gpt2",     "distilgpt2", "distilbert",    "bert-base",    "roberta-base",
+    "albert-base", "t5-small", "t5-base", "flan-t5-small", "flan-t5-base"};
+
+// A size tag in billions: `350m` 0.35, `7b` 7, `0.5b` 0.5, `1b7` (BLOOM's 1.7B) 1.7. Negative
+// when `token` is none.
+double sizeTagBillions(std::string_view token) {
+  size_t at = 0;
+  auto digits = [&] {
+    const size_t start = at;
+    while (at < token.size() && token[at] >= '0' && token[at] <= '9') ++at;
+    return token.substr(start, at - start);
+  };
+  auto number = [](std::string_view whole, std::string_view fraction) {
+    double value = 0;
+    for (char c : whole) value = value * 10 + (c - '0');
+    double scale = 0.1;
+    for (char c : fraction) value += (c - '0') * scale, scale /= 10;
+    return value;
+  };
+  const std::string_view whole = digits();
+  if (whole.empty() || at == token.size()) return -1;
+  std::string_view fraction;
+  if (token[at] == '.') {
+    ++at;
+    fraction = digits();
+    if (fraction.empty() || at == token.size()) return -1;
+  }
+  const char unit = token[at++];
+  if (unit != 'm' && unit != 'b') return -1;
+  if (unit == 'b' && fraction.empty() && at < token.size()) fraction = digits(); // `1b7`
+  if (at != token.size()) return -1;
+  const double value = number(whole, fraction);
+  return unit == 'm' ? value / 1000 : value;
+}
+
+} // namespace
+
+bool namesSmallCheckpoint(std::string_view id) {
+  const std::string name = asciiLower(id.substr(id.rfind('/') + 1));
+  if (name.empty() || id.find("://") != std::string_view::npos) return false;
+  double largest = -1;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find_first_of("-_", start);
+    if (end == std::string::npos) end = name.size();
+    largest = std::max(largest, sizeTagBillions(std::string_view(name).substr(start, end - start)));
+    start = end + 1;
+  }
+  if (largest >= 0) return largest < 1;
+  if (name.find("tiny") != std::string::npos) return true;
+  for (std::string_view family : kSmallFamilies) {
+    if (name == family || (name.starts_with(family) && name[family.size()] == '-' &&
+                           family != "gpt2")) {
+      return true; // `bert-base-uncased`, not `gpt2-xl`
+    }
+  }
+  return name == "gpt2-medium" || name == "gpt2-large";
 }
 
 bool isBitsAndBytesConfig(std::string_view qualifiedName) {

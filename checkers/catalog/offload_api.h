@@ -92,6 +92,12 @@ bool namedAsOptimizer(std::string_view name);
 enum class DeviceMapPlacement : uint8_t { OnDevice, Offloads, MayOffload };
 DeviceMapPlacement classifyDeviceMapString(std::string_view value);
 
+// A Hugging Face checkpoint id (`facebook/opt-350m`) whose name says the model has fewer than
+// 1B parameters: its largest size tag (`350m`, `0.5B`, `1b7`) is under 1B or, without a tag, the
+// name says `tiny` or is a known small family (`gpt2`, `t5-small`). An automatic device map
+// keeps such a model (under 4 GB of float32 weights) whole on any GPU that trains: no hooks.
+bool namesSmallCheckpoint(std::string_view id);
+
 // bitsandbytes quantization (`quantization_config=BitsAndBytesConfig(load_in_4bit=True)`, or
 // `load_in_8bit=True` on the loader): transformers refuses to load (ValueError "Some modules
 // are dispatched on the CPU or the disk") when the map puts layers on cpu or disk, unless the

@@ -452,11 +452,70 @@ catalog::DeviceMapPlacement UnitLowerer::devicePlacement(TSNode call) const {
   } else if (TSNode fallback = parameterDefault(text(map, source_)); !isNull(fallback)) {
     placement = mapPlacement(fallback, source_); // `def load(name, device_map="auto")`
   }
-  // What may offload fails to load instead when quantized without cpu offload allowed.
-  if (placement == catalog::DeviceMapPlacement::MayOffload && quantizedWithoutCpuOffload(call)) {
+  // What may offload fails to load instead when quantized without cpu offload allowed, and a
+  // small model fits whole on the GPU.
+  if (placement == catalog::DeviceMapPlacement::MayOffload &&
+      (quantizedWithoutCpuOffload(call) || loadsSmallCheckpoint(call))) {
     return catalog::DeviceMapPlacement::OnDevice;
   }
   return placement;
+}
+
+bool UnitLowerer::loadsSmallCheckpoint(TSNode call) const {
+  TSNode checkpoint = firstPositionalArgument(call);
+  if (isNull(checkpoint)) {
+    checkpoint = keywordArgument(call, "pretrained_model_name_or_path", source_);
+  }
+  if (isNull(checkpoint)) return false;
+  const std::vector<std::string_view> names = stringValues(unparenthesize(checkpoint));
+  return !names.empty() && std::all_of(names.begin(), names.end(), catalog::namesSmallCheckpoint);
+}
+
+std::vector<std::string_view> UnitLowerer::stringValues(TSNode expression) const {
+  const Fields& f = fields();
+  // Literals, and `a if c else b` of literals (nested a few deep).
+  auto literals = [&](const std::vector<TSNode>& values) {
+    std::vector<std::string_view> strings;
+    std::vector<std::pair<TSNode, int>> pending;
+    for (TSNode value : values) pending.emplace_back(value, 0);
+    while (!pending.empty()) {
+      const auto [value, depth] = pending.back();
+      pending.pop_back();
+      TSNode node = unparenthesize(value);
+      if (kindOf(node) == Kind::conditional_expression && depth < 8) {
+        const std::vector<TSNode> parts = children(node); // value, condition, other value
+        if (parts.size() != 3) return std::vector<std::string_view>{};
+        pending.emplace_back(parts[0], depth + 1);
+        pending.emplace_back(parts[2], depth + 1);
+        continue;
+      }
+      const auto string = stringValue(node, source_);
+      if (!string) return std::vector<std::string_view>{};
+      strings.push_back(*string);
+    }
+    return strings;
+  };
+  if (kindOf(expression) != Kind::identifier && kindOf(expression) != Kind::attribute) {
+    return literals({expression});
+  }
+  if (kindOf(expression) == Kind::identifier) {
+    const std::string_view name = text(expression, source_);
+    if (const std::vector<TSNode>& values = plainBindings(name); !values.empty()) {
+      return literals(values);
+    }
+    if (TSNode fallback = parameterDefault(name); !isNull(fallback)) return literals({fallback});
+    if (unit_.kind != ir::UnitKind::Function || boundInUnit(name)) return {};
+    ++module_.outsideReads;
+    return literals(module_.moduleBindings(name));
+  }
+  if (kindOf(expression) == Kind::attribute && unit_.classUnit >= 0) {
+    const std::string_view object = text(field(expression, f.object), source_);
+    if (object != "self" && object != "cls") return {};
+    ++module_.outsideReads;
+    return literals(module_.classAttributeBindings(unit_.classUnit,
+                                                   text(field(expression, f.attribute), source_)));
+  }
+  return {};
 }
 
 // The `device_map` entry of a dict the call unpacks as keyword arguments: `**{"device_map":
@@ -651,6 +710,12 @@ const std::vector<TSNode>& UnitLowerer::plainBindings(std::string_view name) con
   }
   auto it = bindings_->find(name);
   return it == bindings_->end() || !it->second.plain ? kNone : it->second.values;
+}
+
+bool UnitLowerer::boundInUnit(std::string_view name) const {
+  plainBindings(name); // builds the index
+  auto it = bindings_->find(name);
+  return it != bindings_->end() && (!it->second.plain || !it->second.values.empty());
 }
 
 bool UnitLowerer::mayBeModel(TSNode object) const {

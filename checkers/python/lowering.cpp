@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 #include <unordered_set>
 
@@ -208,6 +209,61 @@ bool ModuleLowering::derivesFromThread(int classUnit) const {
     if (name == "threading.Thread") return true;
   }
   return false;
+}
+
+const std::vector<TSNode>& ModuleLowering::moduleBindings(std::string_view name) {
+  if (!moduleScope_) moduleScope_ = std::make_unique<UnitLowerer>(*this, units[0], moduleScopeIR_);
+  return moduleScope_->plainBindings(name);
+}
+
+const std::vector<TSNode>& ModuleLowering::classAttributeBindings(int classUnit,
+                                                                  std::string_view attribute) {
+  const std::string key = std::to_string(classUnit) + "." + std::string(attribute);
+  if (auto known = classAttributes_.find(key); known != classAttributes_.end()) {
+    return known->second;
+  }
+  const Fields& f = fields();
+  std::vector<TSNode> values;
+  bool plain = true;
+  // `target = value` (or `a = target = value`) where `target` is what `isTarget` accepts.
+  auto assigned = [&](TSNode node, auto isTarget) {
+    if (kindOf(node) == Kind::augmented_assignment && isTarget(field(node, f.left))) {
+      plain = false;
+    } else if (kindOf(node) == Kind::assignment && isTarget(field(node, f.left))) {
+      TSNode right = field(node, f.right);
+      while (!isNull(right) && kindOf(right) == Kind::assignment) right = field(right, f.right);
+      if (isNull(right)) return; // an annotation alone
+      values.push_back(right);
+    }
+  };
+  auto isName = [&](TSNode target) {
+    return kindOf(target) == Kind::identifier && text(target, bytes) == attribute;
+  };
+  auto isSelfAttribute = [&](TSNode target) {
+    if (kindOf(target) != Kind::attribute) return false;
+    const std::string_view object = text(field(target, f.object), bytes);
+    return (object == "self" || object == "cls") &&
+           text(field(target, f.attribute), bytes) == attribute;
+  };
+  const UnitSource& owner = units[static_cast<size_t>(classUnit)];
+  for (TSNode statement : children(field(owner.node, f.body))) {
+    const Kind kind = kindOf(statement);
+    if (kind == Kind::expression_statement) {
+      for (TSNode part : children(statement)) assigned(part, isName);
+    } else if ((kind == Kind::function_definition || kind == Kind::class_definition) &&
+               isName(field(statement, f.name))) {
+      plain = false;
+    }
+  }
+  for (const UnitSource& unit : units) {
+    if (unit.classUnit != classUnit || isNull(unit.node)) continue;
+    walkPreorder(unit.node, [&](TSNode node) {
+      assigned(node, isSelfAttribute);
+      return Walk::Descend;
+    });
+  }
+  if (!plain) values.clear();
+  return classAttributes_.emplace(key, std::move(values)).first->second;
 }
 
 void ModuleLowering::lowerUnit(const UnitSource& unit) {

@@ -214,10 +214,12 @@ bool ModuleLowering::run(const std::vector<TSNode>& roots, const std::vector<Byt
     const size_t outFirst = out.size();
     const size_t warnings = result.warnings.size();
     const size_t diagnostics = result.frontendDiagnostics.size();
+    const size_t readOutside = outsideReads;
     for (size_t i = piece.firstUnit; i < piece.endUnit; ++i) lowerUnit(units[i]);
-    // A definition that could not be lowered whole is lowered again next time, to say so again.
+    // A definition that could not be lowered whole is lowered again next time, to say so again;
+    // one that read facts outside it, because an edit there may change them.
     if (!piece.key.empty() && result.warnings.size() == warnings &&
-        result.frontendDiagnostics.size() == diagnostics) {
+        result.frontendDiagnostics.size() == diagnostics && outsideReads == readOutside) {
       keep(piece, outFirst);
     } else {
       piece.key.clear();

@@ -13,6 +13,7 @@
 #include "checkers/python/names.h"
 #include "checkers/python/syntax.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -138,6 +139,10 @@ public:
   UnitLowerer(ModuleLowering& module, const UnitSource& unit, ir::FunctionIR& fn);
   void lower();
   bool tooDeep() const { return tooDeep_; }
+  // The values `name` is bound to in this unit when every binding is a plain `name = value`
+  // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
+  // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
+  const std::vector<TSNode>& plainBindings(std::string_view name) const;
   bool tooLarge() const { return tooLarge_; }
   TSNode tooDeepAt() const { return tooDeepAt_; }
 
@@ -217,14 +222,20 @@ private:
   // `device_map=` and `offload_folder=` arguments; a map held in a local is judged by every
   // value the unit binds it to.
   catalog::DeviceMapPlacement devicePlacement(TSNode call) const;
-  // The values `name` is bound to in this unit when every binding is a plain `name = value`
-  // (`device_map = "cpu"`, then `device_map = "cuda"` on a branch); empty when some binding
-  // is anything else (a parameter, a loop or `with` target, an unpacking, `global`, `+=`).
-  const std::vector<TSNode>& plainBindings(std::string_view name) const;
+  // Whether the unit binds `name` at all (a parameter, an assignment, a loop target, ...).
+  bool boundInUnit(std::string_view name) const;
   // The default value of the unit's parameter `name` (`device_map="auto"`), or null.
   TSNode parameterDefault(std::string_view name) const;
   // The `device_map=` value a call passes through `**kwargs` (a dict built in the unit), or null.
   TSNode splattedDeviceMap(TSNode call) const;
+  // A loading call whose checkpoint (its first argument or `pretrained_model_name_or_path=`)
+  // names, in every value it may hold, a model under 1B parameters (catalog's
+  // namesSmallCheckpoint): an automatic map keeps it whole on the GPU.
+  bool loadsSmallCheckpoint(TSNode call) const;
+  // The strings `expression` may hold: a literal; a name bound in the unit, a parameter's
+  // default, or a module constant; `self.X`/`cls.X` bound in the class. Empty when any value
+  // is something else or unknown.
+  std::vector<std::string_view> stringValues(TSNode expression) const;
   // A bitsandbytes-quantized load that does not allow cpu offload: an automatic map that would
   // put layers on cpu or disk makes it fail (transformers checks), so it never offloads.
   bool quantizedWithoutCpuOffload(TSNode call) const;
@@ -346,8 +357,23 @@ public:
   std::unordered_map<std::string, std::string> trainerBases;
   // The trainer class `qualifiedName` is or derives from here (style None: no trainer).
   catalog::TrainerClass trainerClass(const std::string& qualifiedName) const;
+  // Module-level plain bindings of `name` (UnitLowerer::plainBindings of the module unit), for
+  // a function that reads a module constant (`MODEL_ID = "gpt2"`).
+  const std::vector<TSNode>& moduleBindings(std::string_view name);
+  // The values `self.attribute` (or `cls.`) is bound to in class unit `classUnit`: `attribute =
+  // v` in its body and `self.attribute = v` in its methods. Empty when one binding is not
+  // such an assignment (`+=`, a method of that name).
+  const std::vector<TSNode>& classAttributeBindings(int classUnit, std::string_view attribute);
+  // What lowering read outside the unit it lowered (module constants, class attributes): the
+  // lowering memo keeps no definition whose lowering read such facts, which edits elsewhere
+  // change.
+  size_t outsideReads = 0;
 
 private:
+  ir::FunctionIR moduleScopeIR_; // what moduleScope_ would lower into: nothing is lowered
+  std::unique_ptr<UnitLowerer> moduleScope_; // the module unit, asked for its bindings
+  std::unordered_map<std::string, std::vector<TSNode>> classAttributes_;
+
   // A top-level statement, or a part of a top-level class (its header, a statement of its
   // body), and the units found in it, in the order of the walk.
   struct Piece {
