@@ -407,6 +407,10 @@ std::string valueVariable(TSNode expression, std::string_view source) {
         node = unparenthesize(arguments.front());
       } else {
         node = unparenthesize(field(function, f.object));
+        // `self.model(x)` or `self.compute_loss(x)`: a submodule's or a method's output, not
+        // `self` (a value of `self` would reach everything it holds).
+        const std::string_view object = text(node, source);
+        if (object == "self" || object == "cls") return {};
       }
       break;
     }

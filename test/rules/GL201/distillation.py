@@ -59,3 +59,20 @@ class TargetsWithGrad:
         loss = torch.nn.functional.mse_loss(predictions, targets)
         # CHECK: [[@LINE+1]]:9: GL201 `self.teacher` has offload hooks from `enable_model_cpu_offload()` and is trained here (`backward()` through it)
         loss.backward()
+
+
+# The loss has no name: `self.student(...).loss.backward()` is computed from `self.student`,
+# not from `self` as a whole, so the offloaded teacher is not trained. Its twin trains the
+# teacher's own output.
+class UnnamedStudentLoss:
+    def __init__(self, teacher_path, student_path):
+        self.teacher = StableDiffusionPipeline.from_pretrained(teacher_path)
+        self.teacher.enable_model_cpu_offload()
+        self.student = UNet2DConditionModel.from_pretrained(student_path)
+
+    def train_step(self, batch):
+        self.student(**batch).loss.backward()
+
+    def train_step_through_teacher(self, batch):
+        # CHECK: [[@LINE+1]]:9: GL201 `self.teacher` has offload hooks from `enable_model_cpu_offload()` and is trained here (`backward()` through it)
+        self.teacher.unet(**batch).loss.backward()
