@@ -661,10 +661,9 @@ std::optional<bool> UnitLowerer::flagTest(TSNode condition) const {
   }
   if (kindOf(condition) != Kind::identifier) return std::nullopt;
   const std::string_view name = text(condition, source_);
-  const std::optional<bool> value =
-      moduleFlag(module_.bytes, name, ts_node_start_byte(condition));
-  if (!value) return std::nullopt;
-  return *value != negated;
+  const std::optional<ModuleFlag>& flag = module_.flag(name);
+  if (!flag || flag->end > ts_node_start_byte(condition)) return std::nullopt; // bound after
+  return flag->value != negated;
 }
 
 void UnitLowerer::lowerIf(TSNode statement, int depth) {

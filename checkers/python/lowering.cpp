@@ -211,6 +211,12 @@ bool ModuleLowering::derivesFromThread(int classUnit) const {
   return false;
 }
 
+const std::optional<ModuleFlag>& ModuleLowering::flag(std::string_view name) {
+  auto [entry, added] = flags_.try_emplace(std::string(name));
+  if (added) entry->second = moduleFlag(bytes, name);
+  return entry->second;
+}
+
 const std::vector<TSNode>& ModuleLowering::moduleBindings(std::string_view name) {
   if (!moduleScope_) moduleScope_ = std::make_unique<UnitLowerer>(*this, units[0], moduleScopeIR_);
   return moduleScope_->plainBindings(name);

@@ -222,7 +222,7 @@ bool isMainGuard(TSNode condition, std::string_view source) {
          text.find("__main__") != std::string_view::npos;
 }
 
-std::optional<bool> moduleFlag(std::string_view source, std::string_view name, size_t before) {
+std::optional<ModuleFlag> moduleFlag(std::string_view source, std::string_view name) {
   auto isNameChar = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
   };
@@ -230,7 +230,7 @@ std::optional<bool> moduleFlag(std::string_view source, std::string_view name, s
     const size_t newline = source.rfind('\n', at == 0 ? 0 : at - 1);
     return at == 0 || newline == std::string_view::npos ? size_t{0} : newline + 1;
   };
-  std::optional<bool> value;
+  std::optional<ModuleFlag> flag;
   size_t bindings = 0;
   for (size_t at = source.find(name); at != std::string_view::npos;
        at = source.find(name, at + name.size())) {
@@ -246,8 +246,8 @@ std::optional<bool> moduleFlag(std::string_view source, std::string_view name, s
     while (wordStart > 0 && isNameChar(source[wordStart - 1])) --wordStart;
     static constexpr std::string_view kBinders[] = {"global", "nonlocal", "as", "for", "import",
                                                     "del", "def", "class", "case", "lambda"};
-    const std::string_view before_word = source.substr(wordStart, wordEnd - wordStart);
-    if (std::find(std::begin(kBinders), std::end(kBinders), before_word) != std::end(kBinders)) {
+    const std::string_view wordBefore = source.substr(wordStart, wordEnd - wordStart);
+    if (std::find(std::begin(kBinders), std::end(kBinders), wordBefore) != std::end(kBinders)) {
       return std::nullopt;
     }
     const size_t line = lineStart(at);
@@ -278,7 +278,7 @@ std::optional<bool> moduleFlag(std::string_view source, std::string_view name, s
     if (line == at && (rest.starts_with(":") || rest.starts_with(","))) return std::nullopt;
     if (!rest.starts_with("=") || rest.starts_with("==")) continue; // a use
     ++bindings;
-    if (line != at || end > before) return std::nullopt; // indented, or after the test
+    if (line != at) return std::nullopt; // indented
     size_t valueStart = next + 1;
     while (valueStart < source.size() && source[valueStart] == ' ') ++valueStart;
     const std::string_view literal = source.substr(valueStart);
@@ -291,10 +291,10 @@ std::optional<bool> moduleFlag(std::string_view source, std::string_view name, s
                                                                 : lineEnd - after);
     const size_t content = tail.find_first_not_of(" \t\r");
     if (content != std::string_view::npos && tail[content] != '#') return std::nullopt;
-    value = isTrue;
+    flag = ModuleFlag{isTrue, end};
   }
   if (bindings != 1) return std::nullopt;
-  return value;
+  return flag;
 }
 
 TSNode sameModuleSource(TSNode call, std::string_view source) {

@@ -104,11 +104,15 @@ ir::GradValue modeArgument(TSNode call, std::string_view source);
 bool isMainGuard(TSNode condition, std::string_view source);
 
 // A module's flag: `name` bound exactly once in the whole file, by `NAME = True` or
-// `NAME = False` at column 0 that ends before `before` (a byte offset), and nowhere else (no
-// other assignment, augmented assignment, `global`, `for`/`as`/import target or parameter;
-// comments are skipped, and a mention in a string that looks like one counts). Its value;
-// nullopt otherwise.
-std::optional<bool> moduleFlag(std::string_view source, std::string_view name, size_t before);
+// `NAME = False` at column 0, and nowhere else (no other assignment, augmented assignment,
+// `global`, `for`/`as`/import target or parameter; comments are skipped, and a mention in a
+// string that looks like one counts). Its value and where its name ends; nullopt otherwise.
+// One scan of the file: ModuleLowering keeps the answer per name.
+struct ModuleFlag {
+  bool value = false;
+  size_t end = 0; // byte offset past the name in its binding: a test before it reads no flag
+};
+std::optional<ModuleFlag> moduleFlag(std::string_view source, std::string_view name);
 
 // The object an argument passes as a component: `unet`, `self.unet`, `unwrap_model(unet)`,
 // `unet.to(device)`; `pipe.components` is all of `pipe`. Empty for anything else: a copy
@@ -364,6 +368,8 @@ public:
   // v` in its body and `self.attribute = v` in its methods. Empty when one binding is not
   // such an assignment (`+=`, a method of that name).
   const std::vector<TSNode>& classAttributeBindings(int classUnit, std::string_view attribute);
+  // moduleFlag(bytes, name), asked once per name: every module-level `if NAME:` asks.
+  const std::optional<ModuleFlag>& flag(std::string_view name);
   // What lowering read outside the unit it lowered (module constants, class attributes): the
   // lowering memo keeps no definition whose lowering read such facts, which edits elsewhere
   // change.
@@ -373,6 +379,7 @@ private:
   ir::FunctionIR moduleScopeIR_; // what moduleScope_ would lower into: nothing is lowered
   std::unique_ptr<UnitLowerer> moduleScope_; // the module unit, asked for its bindings
   std::unordered_map<std::string, std::vector<TSNode>> classAttributes_;
+  std::unordered_map<std::string, std::optional<ModuleFlag>> flags_;
 
   // A top-level statement, or a part of a top-level class (its header, a statement of its
   // body), and the units found in it, in the order of the walk.
