@@ -336,21 +336,13 @@ std::string storeContextSummaries(const ContextReport& report, const ir::Summary
     if (!entry.fromCache) byModule.try_emplace(entry.module);
   }
   if (byModule.empty()) return "";
-  // A summary belongs to the longest module of the run that prefixes its name
-  // (`pkg.helpers.Cls.__init__` to `pkg.helpers`, not to the package `pkg`).
-  const std::unordered_set<std::string> modules(report.runModules.begin(), report.runModules.end());
+  const std::unordered_set<std::string_view> modules(report.runModules.begin(),
+                                                     report.runModules.end());
   for (const auto& [name, summary] : summaries.all()) {
-    size_t end = name.size();
-    while (true) {
-      const std::string prefix = name.substr(0, end);
-      if (modules.count(prefix) != 0) {
-        if (const auto owner = byModule.find(prefix); owner != byModule.end()) {
-          owner->second.update(name, summary);
-        }
-        break;
-      }
-      end = name.rfind('.', end - 1);
-      if (end == std::string::npos || end == 0) break;
+    const auto module = owningModule(name, [&](std::string_view m) { return modules.count(m); });
+    if (!module) continue;
+    if (const auto owner = byModule.find(std::string(*module)); owner != byModule.end()) {
+      owner->second.update(name, summary);
     }
   }
   std::error_code ec;

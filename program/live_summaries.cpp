@@ -3,6 +3,7 @@
 #include "checkers/python/imports.h"
 #include "program/key_hasher.h"
 #include "program/result_cache.h"
+#include "program/summary_store.h"
 
 #include <xxhash.h>
 
@@ -49,19 +50,12 @@ std::vector<size_t> importedModules(const FileInput& input,
   return found;
 }
 
-// The module of `byName` that owns a summary: the longest one that prefixes its name
-// (`pkg.helpers.Cls.__init__` belongs to `pkg.helpers`, not to the package `pkg`).
+// The module of `byName` that owns a summary (owningModule).
 std::optional<size_t> ownerOf(const std::string& name,
                               const std::unordered_map<std::string_view, size_t>& byName) {
-  size_t end = name.size();
-  while (true) {
-    if (const auto it = byName.find(std::string_view(name).substr(0, end)); it != byName.end()) {
-      return it->second;
-    }
-    if (end == 0) return std::nullopt;
-    end = name.rfind('.', end - 1);
-    if (end == std::string::npos || end == 0) return std::nullopt;
-  }
+  const auto module = owningModule(name, [&](std::string_view m) { return byName.count(m); });
+  if (!module) return std::nullopt;
+  return byName.at(*module);
 }
 
 // Whether two tables hold the same summaries.

@@ -10,7 +10,9 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gradlint {
@@ -32,5 +34,19 @@ bool readSummaries(const std::string& text, ir::SummaryTable& into, std::string&
 // The same for a file's JSON already parsed (a cache entry holding one).
 bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
                    std::string& error);
+
+// The module that owns a summary: the longest name `isModule` accepts that prefixes `name` up
+// to a dot (`pkg.helpers.Cls.__init__` belongs to `pkg.helpers`, not to the package `pkg`).
+template <typename IsModule>
+std::optional<std::string_view> owningModule(std::string_view name, IsModule&& isModule) {
+  size_t end = name.size();
+  while (end > 0) {
+    const std::string_view prefix = name.substr(0, end);
+    if (isModule(prefix)) return prefix;
+    end = name.rfind('.', end - 1);
+    if (end == std::string_view::npos) break;
+  }
+  return std::nullopt;
+}
 
 } // namespace gradlint
