@@ -664,6 +664,33 @@ std::vector<std::string> namesBoundInStatement(std::string_view statement) {
   return names;
 }
 
+namespace {
+
+// `NAME = <literal>` (`MODEL_ID = "gpt2"`, `LR = 1e-4`, `MAP = {"": 0}`, `DEBUG = False`): a
+// statement whose value after its first `=` starts as a literal does.
+bool bindsLiteral(std::string_view statement) {
+  size_t equals = statement.find('=');
+  while (equals != std::string_view::npos && equals + 1 < statement.size() &&
+         statement[equals + 1] == '=') {
+    equals = statement.find('=', equals + 2);
+  }
+  if (equals == std::string_view::npos) return false;
+  size_t value = statement.find_first_not_of(" \t", equals + 1);
+  if (value == std::string_view::npos) return false;
+  const std::string_view rest = statement.substr(value);
+  for (std::string_view constant : {"True", "False", "None"}) {
+    if (rest.starts_with(constant)) return true;
+  }
+  size_t quote = 0; // string prefixes: r"", b'', f"", rb"", ...
+  while (quote < 2 && quote < rest.size() && std::strchr("rRbBfFuU", rest[quote]) != nullptr) {
+    ++quote;
+  }
+  if (quote < rest.size() && (rest[quote] == '"' || rest[quote] == '\'')) return true;
+  return rest[0] != '\0' && std::strchr("0123456789-.{[(", rest[0]) != nullptr;
+}
+
+} // namespace
+
 bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
                       std::vector<bool>& chosen, std::vector<bool>& asBinding) {
   const std::vector<SourceChunk>& chunks = layout.chunks;
@@ -754,10 +781,25 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
   // Backward, from those: what a statement names reaches the statements binding it,
   // transitively (`offload_map = {...}` above `heavy = X.from_pretrained(...,
   // device_map=offload_map)`). A binding reached this way does not reach its other uses.
-  work = std::move(reached);
+  // From the chosen definitions, one step: the module constants they read (`MODEL_ID =
+  // "gpt2"`, a literal bound at a statement's start), not every binding of every module name a
+  // function mentions (loggers, aliases, tables: torch's sources would parse a sixth more).
   for (const auto& [chunk, names] : namesIn) {
-    if (!isStatement(chunk)) work.push_back(chunk);
+    if (isStatement(chunk)) continue;
+    for (std::string_view name : names) {
+      const auto found = binders.find(name);
+      if (found == binders.end()) continue;
+      for (uint32_t binder : found->second) {
+        if (chosen[binder] ||
+            !bindsLiteral(text.substr(chunks[binder].start,
+                                      chunks[binder].end - chunks[binder].start))) {
+          continue;
+        }
+        chosen[binder] = asBinding[binder] = marked = true;
+      }
+    }
   }
+  work = std::move(reached);
   followed.clear();
   while (!work.empty()) {
     const uint32_t statement = work.back();

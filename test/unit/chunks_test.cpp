@@ -177,20 +177,34 @@ TEST(Chunks, ModuleFlowChoosesUsesAndBindingsOfChosenStatements) {
   chosen[6] = true;
   EXPECT_TRUE(chooseModuleFlow(text, layout, chosen, asBinding));
   EXPECT_TRUE(chosen[5]);
-  // Only a function chosen: what it reads is bound at module level (and what that reads), but
-  // other uses of those names are not followed.
+  // Only a function chosen, and what it reads is no literal (`heavy = load(...)`): nothing.
   std::vector<bool> onlyFunction(layout.chunks.size(), false);
-  std::vector<bool> bindings;
-  onlyFunction[8] = true;
-  EXPECT_TRUE(chooseModuleFlow(text, layout, onlyFunction, bindings));
-  EXPECT_EQ(onlyFunction,
-            (std::vector<bool>{false, true, true, false, false, false, false, false, true}));
-  EXPECT_EQ(bindings,
-            (std::vector<bool>{false, true, true, false, false, false, false, false, false}));
-  // Nothing chosen: nothing to follow.
-  std::vector<bool> nothing(layout.chunks.size(), false);
   std::vector<bool> none;
-  EXPECT_FALSE(chooseModuleFlow(text, layout, nothing, none));
+  onlyFunction[8] = true;
+  EXPECT_FALSE(chooseModuleFlow(text, layout, onlyFunction, none));
+}
+
+// A chosen function reads module constants: their literal bindings are chosen (one step, as
+// bindings), not other bindings of the names it mentions nor their other uses.
+TEST(Chunks, ModuleFlowChoosesConstantsAChosenFunctionReads) {
+  const std::string text = "import logging\n"                    // 0 (import)
+                           "MODEL_ID = 'facebook/opt-350m'\n"    // 1 a constant it reads
+                           "MAP = {'': 0}\n"                     // 2 another
+                           "log = logging.getLogger(__name__)\n" // 3 not a literal
+                           "print(MODEL_ID)\n"                   // 4 another use
+                           "UNUSED = 'x'\n"                      // 5 not read
+                           "def load():\n"                       // 6 the chosen function
+                           "    log.info(MAP)\n"
+                           "    return f(MODEL_ID, device_map=MAP)\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 7u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  std::vector<bool> asBinding;
+  chosen[6] = true;
+  EXPECT_TRUE(chooseModuleFlow(text, layout, chosen, asBinding));
+  EXPECT_EQ(chosen, (std::vector<bool>{false, true, true, false, false, false, true}));
+  EXPECT_EQ(asBinding, (std::vector<bool>{false, true, true, false, false, false, false}));
+  EXPECT_FALSE(chooseModuleFlow(text, layout, chosen, asBinding));
 }
 
 // Class splitting: the header, then one chunk per member (decorators with their def), nested
