@@ -1,6 +1,7 @@
 #include "program/config.h"
 
 #include "checkers/ir/ascii.h"
+#include "program/engine.h"
 #include "rules/rule.h"
 
 #include <fmt/format.h>
@@ -398,7 +399,13 @@ std::vector<std::string> enabledRules(const Settings& settings, const CliSelecti
   auto apply = [&](const std::optional<std::vector<std::string>>& select,
                    const std::vector<std::string>& extendSelect,
                    const std::vector<std::string>& ignore) {
-    if (select) enabled.clear();
+    if (select) {
+      // A select picks the analysis rules: GL001 (a C++ file that does not compile) stays as it
+      // was, or a file checked with too few flags would look clean. An ignore turns it off.
+      const bool compileErrors = enabled.contains(kCompileErrorCode);
+      enabled.clear();
+      if (compileErrors) enabled.insert(kCompileErrorCode);
+    }
     for (const rules::Rule* rule : rules) {
       const rules::RuleInfo& info = rule->info();
       if ((select && matches(info, *select, true)) || matches(info, extendSelect, true)) {

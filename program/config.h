@@ -105,8 +105,9 @@ std::vector<std::string> normaliseCodes(const std::vector<std::string>& codes);
 // True when `selector` is ALL or a prefix of some rule's code.
 bool isKnownSelector(std::string_view selector);
 
-// The codes of the rules to run on `file` (GL000 always included): the defaults, then the
-// file's selection, then the command line's, then the per-file ignores that match `file`.
+// The codes of the rules to run on `file` (GL000 always included, GL001 unless an ignore
+// names it): the defaults, then the file's selection, then the command line's, then the
+// per-file ignores that match `file`.
 std::vector<std::string> enabledRules(const Settings& settings, const CliSelection& cli,
                                       const std::filesystem::path& file);
 

@@ -98,6 +98,12 @@ struct FileState {
   // C++: the project headers whose functions this translation unit lowered, until the run
   // takes them as files of their own (adoptHeaders).
   std::vector<std::pair<std::shared_ptr<SourceText>, python::PythonFileResult>> headers;
+  // C++: compiled by this run (not a header adopted from a translation unit), with errors, and
+  // stopped by them (a fatal error, flags Clang rejects) before any function was lowered, in
+  // the file or in a header it includes.
+  bool cppCompiled = false;
+  bool cppCompileFailed = false;
+  bool cppNothingLowered = false;
 };
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
@@ -219,6 +225,12 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
   }
   cpp::CppFileResult result =
       checker->analyzeFile(*state.source, options.cppCommands.get(), cppRuleNames());
+  state.cppCompiled = true;
+  state.cppCompileFailed = result.compilerErrors > 0;
+  state.cppNothingLowered =
+      result.compileStopped && result.module.units.empty() &&
+      std::all_of(result.headers.begin(), result.headers.end(),
+                  [](const cpp::CppHeaderResult& header) { return header.module.units.empty(); });
   state.lowered->module = std::move(result.module);
   state.lowered->suppressions = std::move(result.suppressions);
   state.lowered->frontendDiagnostics = std::move(result.frontendDiagnostics);
@@ -619,6 +631,9 @@ bool isRuleSelected(std::string_view code, bool preview, const CheckOptions& opt
     });
   };
   if (matches(options.ignore)) return false;
+  // GL001 (a C++ file that does not compile) is kept by a selection of other rules: only an
+  // ignore turns it off (config.cpp's enabledRules does the same).
+  if (code == kCompileErrorCode) return true;
   if (options.select.empty()) return !preview;
   // A preview rule runs only when named (or its exact prefix is), not through ALL.
   if (preview) {
@@ -779,7 +794,9 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     std::vector<Diagnostic> diagnostics = context.takeDiagnostics();
     const Suppressions& suppressions = state.lowered->suppressions;
     std::erase_if(diagnostics, [&](const Diagnostic& d) {
-      return d.code != "GL000" && suppressions.suppresses(d.range.startLine, d.code);
+      // A syntax or compile error is the parser's or the compiler's: no comment silences it.
+      return d.code != "GL000" && d.code != kCompileErrorCode &&
+             suppressions.suppresses(d.range.startLine, d.code);
     });
     std::sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return std::tie(a.range.startByte, a.code, a.range.endByte) <
@@ -815,6 +832,14 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       continue;
     }
     ++result.filesRead;
+    if (state.cppCompiled) {
+      ++result.cppFilesCompiled;
+      const bool reported =
+          std::any_of(perFile[i].begin(), perFile[i].end(),
+                      [](const Diagnostic& d) { return d.code == kCompileErrorCode; });
+      result.cppFilesNotCompiled += state.cppCompileFailed && reported;
+      result.cppFilesNothingLowered += state.cppNothingLowered;
+    }
     if (state.lowered) {
       ++result.filesAnalysed;
       for (std::string& warning : state.lowered->warnings) result.warnings.push_back(warning);

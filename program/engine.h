@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gradlint {
@@ -24,6 +25,10 @@ class SummaryTable; // checkers/ir/grad_state.h
 namespace python {
 class DocumentMemo; // checkers/python/frontend.h
 } // namespace python
+
+// GL001 compile-error: a C++ file that does not compile with its flags. Unlike GL000 it can be
+// turned off (an ignore), but a selection of other rules keeps it and no comment silences it.
+inline constexpr std::string_view kCompileErrorCode = "GL001";
 
 // program/result_cache.cpp keys cached results on every field that changes results (here and in
 // FileInput): a new one must be added to its key.
@@ -98,6 +103,12 @@ struct CheckResult {
   std::vector<std::string> warnings; // parts of files that could not be analysed
   size_t filesRead = 0;
   size_t filesAnalysed = 0; // parsed and lowered (the rest were prefiltered)
+  // C++ files compiled (adopted headers aside); of those, the ones reported as not compiling
+  // (GL001 among their findings), and the ones whose errors stopped Clang before any function
+  // was lowered, reported or not. Never from the result cache, which keeps no C++ result.
+  size_t cppFilesCompiled = 0;
+  size_t cppFilesNotCompiled = 0;
+  size_t cppFilesNothingLowered = 0;
   CheckStats stats;
   std::shared_ptr<const ir::SummaryTable> summaries; // with CheckOptions::keepSummaries
 };

@@ -26,6 +26,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -49,6 +50,31 @@ bool validateCodes(const std::vector<std::string>& given, const char* option) {
 // Fixes count findings, whatever their severity ("Found N errors and M warnings." counts them).
 std::string plural(size_t count) { return count == 1 ? "finding" : "findings"; }
 
+// Where nothing at all could be checked: every file the run read is a C++ file whose errors
+// stopped Clang before any function was lowered (flags it rejects: an unknown target, CPU or
+// language). Such a run is an error, whether GL001 is reported or not: a clean exit would claim
+// a check that did not happen. Anything else checked, a function recovered among them, leaves
+// GL001 a finding like any other.
+std::optional<std::string> nothingChecked(const CheckResult& result) {
+  const size_t failed = result.cppFilesNothingLowered;
+  if (failed == 0 || failed != result.filesRead) return std::nullopt;
+  return fmt::format("nothing could be checked: Clang recovered no function from the {} C++ "
+                     "file{} of the run, which did not compile with {} flags (GL001)",
+                     failed, failed == 1 ? "" : "s", failed == 1 ? "its" : "their");
+}
+
+// One line for the C++ files reported as not compiling (their GL001 findings say where and
+// why): the run's other findings in them rest on what Clang could recover.
+void printCompileSummary(const CheckResult& result) {
+  if (result.cppFilesNotCompiled == 0) return;
+  std::cerr << fmt::format("gradlint: warning: {} of {} C++ file{} did not compile with {} "
+                           "flags (GL001); findings in {} may be incomplete\n",
+                           result.cppFilesNotCompiled, result.cppFilesCompiled,
+                           result.cppFilesCompiled == 1 ? "" : "s",
+                           result.cppFilesNotCompiled == 1 ? "its" : "their",
+                           result.cppFilesNotCompiled == 1 ? "it" : "them");
+}
+
 // --fix and --diff: apply the fixes in memory, then write them, print them as a diff, or (for
 // stdin) print the fixed source.
 int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInput> inputs,
@@ -58,10 +84,14 @@ int fixAndReport(const CheckArgs& args, OutputFormat format, std::vector<FileInp
   errors.insert(errors.end(), run.remaining.errors.begin(), run.remaining.errors.end());
   std::vector<std::string> warnings = run.remaining.warnings;
   warnings.insert(warnings.end(), run.warnings.begin(), run.warnings.end());
+  if (std::optional<std::string> error = nothingChecked(run.remaining)) {
+    errors.push_back(std::move(*error));
+  }
   auto finish = [&](int status) {
     for (const std::string& warning : warnings) {
       std::cerr << "gradlint: warning: " << warning << '\n';
     }
+    printCompileSummary(run.remaining);
     for (const std::string& error : errors) std::cerr << "gradlint: error: " << error << '\n';
     return errors.empty() ? status : kExitError;
   };
@@ -605,6 +635,7 @@ int report(CheckRun& run, CheckResult& result) {
   if (args.confirm && !probe::confirmFindings(result, args.confirmDevices, confirmError)) {
     errors.push_back(confirmError);
   }
+  if (std::optional<std::string> error = nothingChecked(result)) errors.push_back(*error);
   // The reports (JUnit, SARIF) show every problem of the run, discovery's included.
   result.errors = errors;
   if (args.statistics) {
@@ -615,6 +646,7 @@ int report(CheckRun& run, CheckResult& result) {
   for (const std::string& warning : result.warnings) {
     std::cerr << "gradlint: warning: " << warning << '\n';
   }
+  printCompileSummary(result);
   if (args.stats) printStats(result.stats, std::cerr);
   for (const std::string& error : errors) std::cerr << "gradlint: error: " << error << '\n';
   if (!errors.empty()) return kExitError;

@@ -184,7 +184,8 @@ std::string manPage(const CLI::App& app) {
   for (const CLI::App* sub : visibleSubcommands(app)) appendHelp(*sub, name, out);
   out += ".SH EXIT STATUS\n.TP\n0\nNo findings.\n.TP\n1\nFindings (unless "
          "\\fB\\-\\-exit\\-zero\\fR).\n.TP\n2\nA usage, configuration or I/O error; the message "
-         "names the path and why.\n";
+         "names the path and why. Also a run where nothing could be checked: every file a C++ "
+         "file from which Clang recovered no function (GL001).\n";
   out += ".SH ENVIRONMENT\n.TP\n.B GRADLINT_CACHE_DIR\nWhere results are cached, unless "
          "\\fB\\-\\-cache\\-dir\\fR is given.\n.TP\n.B GRADLINT_NO_CACHE\nAny value but 0 is "
          "\\fB\\-\\-no\\-cache\\fR.\n.TP\n.B GRADLINT_NO_PCH\nAny value but 0 is "

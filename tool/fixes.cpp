@@ -31,9 +31,11 @@ bool sameEdits(const std::vector<Edit>& a, const std::vector<Edit>& b) {
   });
 }
 
+// A Python syntax error or a C++ file that does not compile: no fix is applied to the file.
 bool hasSyntaxError(const std::vector<Diagnostic>& diagnostics) {
-  return std::any_of(diagnostics.begin(), diagnostics.end(),
-                     [](const Diagnostic& d) { return d.code == "GL000"; });
+  return std::any_of(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& d) {
+    return d.code == "GL000" || d.code == kCompileErrorCode;
+  });
 }
 
 // Lines with their terminators, so a missing final newline is a difference too.

@@ -231,12 +231,12 @@ struct FlagsOrigin {
   bool headerAlone = false;  // a header compiled on its own (no translation unit includes it)
 };
 
-// GL000 for a file that does not compile: the first error, at its place in the file (or at the
+// GL001 for a file that does not compile: the first error, at its place in the file (or at the
 // #include that leads to it), and how many followed.
 Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& errors,
                                   const FlagsOrigin& flags) {
   Diagnostic diagnostic;
-  diagnostic.code = "GL000";
+  diagnostic.code = "GL001";
   diagnostic.severity = Severity::Error;
   const unsigned more = errors.errors() - 1;
   diagnostic.message = fmt::format(
@@ -866,6 +866,7 @@ std::optional<CppFileResult> analyzeHeaderThrough(const SourceText& source,
   result.module.path = source.path();
   collectNolint(source.bytes(), ruleNames, result.suppressions);
   result.compilerErrors = errors.errors();
+  result.compileStopped = errors.fatalOrUnplaced();
   if (errors.errors() > 0) {
     FlagsOrigin flags{true, "", displayPathOf(includer)};
     result.frontendDiagnostics.push_back(compileErrorDiagnostic(source, errors, flags));
@@ -914,6 +915,7 @@ CppFileResult analyzeCppFile(const SourceText& source, const CompileCommands* co
   result.module = std::move(lowered.module);
   result.module.path = source.path();
   result.compilerErrors = errors.errors();
+  result.compileStopped = errors.fatalOrUnplaced();
   if (errors.errors() > 0) {
     FlagsOrigin flags{compilation.fromDatabase, "", "", isHeaderPath(path)};
     // "inferred from src/other.cpp" (clang's interpolation): the file has no entry of its own.

@@ -69,10 +69,13 @@ struct CppFileResult {
   // Headers whose functions this translation unit lowered (each function once per run).
   std::vector<CppHeaderResult> headers;
   Suppressions suppressions;
-  std::vector<Diagnostic> frontendDiagnostics; // GL000: the file does not compile
+  std::vector<Diagnostic> frontendDiagnostics; // GL001: the file does not compile
   // Not findings: functions not analysed, and why.
   std::vector<std::string> warnings;
   unsigned compilerErrors = 0;
+  // One of them was fatal, or at no place in a file (flags Clang rejects: an unknown target or
+  // CPU, language or option value): with no function lowered, nothing of the file was checked.
+  bool compileStopped = false;
 };
 
 // Compiles `source` (its bytes, not the file on disk: stdin works too) and lowers it.

@@ -84,7 +84,7 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
   // A body with a compile error has no paths: what Clang's recovery dropped (a statement using
   // an undeclared type, a guard among them) would read as absent, and rules that look for a
   // missing guard, reset or restore would report it. How guards are written is still checked.
-  // GL000 already says the file does not compile.
+  // GL001 already says the file does not compile.
   const bool bodyBroken = bodyHasError(function);
   const bool built = bodyBroken ? lowerer.lowerWrittenOnly() : lowerer.lower();
   if (bodyBroken) {

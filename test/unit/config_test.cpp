@@ -202,6 +202,45 @@ TEST(RuleSelection, CommandLineFollowsRuff) {
   EXPECT_TRUE(has(codes, "GL000"));
 }
 
+// GL001 (a C++ file that does not compile) is on by default and a selection of other rules
+// keeps it; only an ignore turns it off (unlike GL000), and naming it selects it again.
+TEST(RuleSelection, CompileErrorsStayUnlessIgnored) {
+  const Settings defaults;
+  const CliSelection none;
+  EXPECT_TRUE(has(enabledRules(defaults, none, "/x/a.cpp"), "GL001"));
+
+  CliSelection select;
+  select.select = std::vector<std::string>{"GL101"};
+  std::vector<std::string> codes = enabledRules(defaults, select, "/x/a.cpp");
+  EXPECT_TRUE(has(codes, "GL001"));
+  EXPECT_FALSE(has(codes, "GL105"));
+
+  Settings fileSelect;
+  fileSelect.select = std::vector<std::string>{"GL3"};
+  EXPECT_TRUE(has(enabledRules(fileSelect, none, "/x/a.cpp"), "GL001"));
+
+  CliSelection ignore;
+  ignore.ignore = {"GL001"};
+  codes = enabledRules(defaults, ignore, "/x/a.cpp");
+  EXPECT_FALSE(has(codes, "GL001"));
+  EXPECT_TRUE(has(codes, "GL000")); // GL000 stays, whatever an ignore says
+
+  Settings ignoredInFile;
+  ignoredInFile.ignore = {"GL00"};
+  EXPECT_FALSE(has(enabledRules(ignoredInFile, none, "/x/a.cpp"), "GL001"));
+  // A later select that does not name it leaves it off; one that names it turns it on.
+  EXPECT_FALSE(has(enabledRules(ignoredInFile, select, "/x/a.cpp"), "GL001"));
+  CliSelection named;
+  named.select = std::vector<std::string>{"GL001", "GL101"};
+  EXPECT_TRUE(has(enabledRules(ignoredInFile, named, "/x/a.cpp"), "GL001"));
+
+  Settings perFile;
+  perFile.root = "/project";
+  perFile.perFileIgnores = {{"vendor/*", {"GL001"}}};
+  EXPECT_FALSE(has(enabledRules(perFile, none, "/project/vendor/v.cpp"), "GL001"));
+  EXPECT_TRUE(has(enabledRules(perFile, none, "/project/src/a.cpp"), "GL001"));
+}
+
 TEST(RuleSelection, PreviewRules) {
   Settings settings;
   settings.select = std::vector<std::string>{"ALL"};
