@@ -46,6 +46,9 @@ if shutil.which("bazel"):
 # The C++ checker (GRADLINT_WITH_CPP; off in the sanitizer and fuzz presets).
 if config.gradlint_with_cpp:
     config.available_features.add("cpp")
+# The runtime probe (GRADLINT_WITH_PROBE): its packages and programs (test/probe adds more).
+if config.gradlint_with_probe:
+    config.available_features.add("probe")
 
 # A real VS Code (test/vscode): the extension's VSIX (the vscode-extension target), and Node 24,
 # code-server and puppeteer-core installed in the build folder, with Debian's Chromium, all of
