@@ -104,6 +104,14 @@ struct FileState {
   bool cppCompiled = false;
   bool cppCompileFailed = false;
   bool cppNothingLowered = false;
+  // A file read from disk past the budget of whole lowerings (kWholeIrBudgetBytes): per unit of
+  // `lowered`, what summarisation reads, the units' nodes being dropped. Empty: `lowered` is
+  // whole.
+  std::vector<ir::UnitDigest> digests;
+  size_t wholeCharge = 0; // the bytes parsed for `lowered`, while it is whole and charged
+  // The file lowered again for the summaries (DroppedFiles::whole), kept for its rules: the
+  // reports of its units' analyses are keyed by them.
+  std::unique_ptr<python::PythonFileResult> whole;
 };
 
 bool readFile(const std::string& path, std::string& out, std::string& error) {
@@ -124,9 +132,8 @@ void releaseSource(FileState& state) {
 }
 
 // Makes the file's text available again, reading it from disk if it was dropped. False when the
-// file no longer holds the bytes the run analysed: it is then an error, and its lowering (made
-// from the old bytes) is dropped, so nothing is reported at positions of another text.
-bool acquireSource(FileState& state) {
+// file no longer holds the bytes the run analysed: it is then an error.
+bool rereadSource(FileState& state) {
   if (state.source) return true;
   if (!state.rereadable || !state.error.empty()) return false;
   const std::string& path = state.input->ref.path;
@@ -136,12 +143,19 @@ bool acquireSource(FileState& state) {
   if (!readWholeFile(path, bytes, error) || bytes.size() != state.sourceSize ||
       XXH3_64bits(bytes.data(), bytes.size()) != state.sourceHash) {
     state.error = changedWhileChecked(path);
-    state.lowered.reset();
     state.rereadable = false;
     return false;
   }
   state.source = std::make_shared<SourceText>(path, std::move(bytes));
   return true;
+}
+
+// rereadSource, dropping the lowering (made from the old bytes) of a file that changed, so
+// nothing is reported at positions of another text.
+bool acquireSource(FileState& state) {
+  if (rereadSource(state)) return true;
+  state.lowered.reset();
+  return false;
 }
 
 // The offset of the first byte of `bytes` that is not part of well-formed UTF-8 (no overlong
@@ -312,9 +326,16 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 constexpr size_t kTreeKeptFromBytes = 32 * 1024;
 constexpr size_t kTreesKeptBudgetBytes = 1024 * 1024;
 
+// Lowerings kept whole from lowering to the rules, in bytes parsed (a lowering takes ~10-15
+// times them): enough for the torch corpus. Past it a file keeps only its units' digests and is
+// lowered again when the summaries analyse one of its units or its rules run, so peak memory
+// follows this budget and the digests, not the size of the tree.
+constexpr size_t kWholeIrBudgetBytes = 2 * 1024 * 1024;
+
 // What may still be kept; shared by the threads of one run.
-struct KeptTreeBudget {
-  std::atomic<size_t> left{kTreesKeptBudgetBytes};
+struct ByteBudget {
+  explicit ByteBudget(size_t bytes) : left(bytes) {}
+  std::atomic<size_t> left;
   bool take(size_t bytes) {
     size_t now = left.load();
     while (now >= bytes) {
@@ -322,10 +343,24 @@ struct KeptTreeBudget {
     }
     return false;
   }
+  void give(size_t bytes) { left += bytes; }
+};
+
+// The budgets of one run, and the callee names of the digests (one copy of each).
+struct LoweringBudgets {
+  ByteBudget keptTrees{kTreesKeptBudgetBytes};
+  ByteBudget wholeIr{wholeIrBudgetHook(kWholeIrBudgetBytes)};
+  std::mutex calleesLock;
+  std::unordered_set<std::string> callees; // nodes stay put: the digests view them
+
+  std::string_view intern(const std::string& callee) {
+    const std::lock_guard<std::mutex> lock(calleesLock);
+    return *callees.insert(callee).first;
+  }
 };
 
 // Returns true when the parse started from a tree this run kept for the file.
-bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& budget) {
+bool lowerFile(FileState& state, const CheckOptions& options, ByteBudget& budget) {
   if (!acquireSource(state)) return false;
   const SourceFileRef& ref = state.input->ref;
   if (isCppPath(ref.path)) {
@@ -350,6 +385,97 @@ bool lowerFile(FileState& state, const CheckOptions& options, KeptTreeBudget& bu
   state.lowered->module.origin = state.input->origin;
   return fromKeptTree;
 }
+
+// The lowering lowerFile made of a file read from disk, made again from its text (as
+// deterministic as the first: the same bytes and ranges, and the same kept tree if any).
+python::PythonFileResult lowerAgain(const FileState& state) {
+  const SourceFileRef& ref = state.input->ref;
+  const python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
+  python::DocumentMemo* memo = state.input->documentMemo.get();
+  if (memo == nullptr && !state.ranges.empty()) memo = state.treeMemo.get();
+  python::PythonFileResult result =
+      python::analyzePythonFile(*state.source, context, state.ranges, memo);
+  result.module.origin = state.input->origin;
+  return result;
+}
+
+// After a lowering: keeps it whole while the budget lasts, else keeps its units' digests and
+// drops their nodes (the bulk of it). Only files read from disk: they can be lowered again.
+void keepOrDigest(FileState& state, LoweringBudgets& budgets) {
+  state.whole.reset();
+  state.digests.clear();
+  budgets.wholeIr.give(state.wholeCharge); // of the lowering this one replaces
+  state.wholeCharge = 0;
+  if (!state.lowered || !state.rereadable || !state.error.empty()) return;
+  const size_t bytes = parsedBytes(state);
+  if (budgets.wholeIr.take(bytes)) {
+    state.wholeCharge = bytes;
+    return;
+  }
+  const auto intern = [&](const std::string& callee) { return budgets.intern(callee); };
+  state.digests.reserve(state.lowered->module.units.size());
+  for (ir::FunctionIR& unit : state.lowered->module.units) {
+    state.digests.push_back(ir::digestUnit(unit, intern));
+    std::vector<ir::Node>().swap(unit.nodes);
+  }
+}
+
+// The dropped units of a run's files, for the summaries: their digests, and the units whole
+// again, lowered from the file's text once more.
+class DroppedFiles final : public ir::DroppedUnits {
+public:
+  explicit DroppedFiles(std::vector<FileState>& states) : states_(states) {}
+
+  // After any lowering, before the summaries.
+  void index() {
+    byModule_.clear();
+    for (size_t i = 0; i < states_.size(); ++i) {
+      if (states_[i].lowered && !states_[i].digests.empty()) {
+        byModule_.emplace(&states_[i].lowered->module, i);
+      }
+    }
+  }
+
+  const ir::UnitDigest* digest(const ir::ModuleIR& module,
+                               const ir::FunctionIR& fn) const override {
+    const FileState* state = stateOf(module);
+    const std::optional<size_t> unit = unitOf(module, fn);
+    return state != nullptr && unit ? &state->digests[*unit] : nullptr;
+  }
+
+  const ir::FunctionIR* whole(const ir::ModuleIR& module, const ir::FunctionIR& fn) override {
+    const auto found = byModule_.find(&module);
+    const std::optional<size_t> unit = unitOf(module, fn);
+    if (found == byModule_.end() || !unit) return nullptr;
+    FileState& state = states_[found->second];
+    if (!state.whole) {
+      // A file changed on disk since it was lowered is reported so by the rules' step; its
+      // `lowered` stays, as the summaries point into it.
+      if (!rereadSource(state)) return nullptr;
+      state.whole = std::make_unique<python::PythonFileResult>(lowerAgain(state));
+      releaseSource(state);
+    }
+    const std::vector<ir::FunctionIR>& units = state.whole->module.units;
+    return units.size() == state.digests.size() ? &units[*unit] : nullptr;
+  }
+
+private:
+  const FileState* stateOf(const ir::ModuleIR& module) const {
+    const auto found = byModule_.find(&module);
+    return found == byModule_.end() ? nullptr : &states_[found->second];
+  }
+  // The index of `fn` among the units of `module`, if it is one of them.
+  static std::optional<size_t> unitOf(const ir::ModuleIR& module, const ir::FunctionIR& fn) {
+    const std::vector<ir::FunctionIR>& units = module.units;
+    if (units.empty() || &fn < units.data() || &fn >= units.data() + units.size()) {
+      return std::nullopt;
+    }
+    return static_cast<size_t>(&fn - units.data());
+  }
+
+  std::vector<FileState>& states_;
+  std::unordered_map<const ir::ModuleIR*, size_t> byModule_;
+};
 
 // Python: parse only the chunks that mention a needle (plus every import). The file is split
 // into chunks at its first mention (`needles` then also name the imports whose aliases count).
@@ -425,7 +551,8 @@ struct RescanName {
 std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
                                       const std::vector<const ir::ModuleIR*>& modules,
                                       const std::vector<ir::EventKind>& callersNeededOf,
-                                      std::unordered_set<std::string>& scannedQualified) {
+                                      std::unordered_set<std::string>& scannedQualified,
+                                      const ir::DroppedUnits& dropped) {
   std::map<std::string, RescanName> byName; // ordered: the same needles in every run
   std::unordered_set<std::string> fresh;
   std::vector<std::string> wanted;
@@ -443,10 +570,14 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
           (fn.name.starts_with("__") && fn.name.ends_with("__"))) {
         continue;
       }
-      if (std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const ir::Node& node) {
-            return std::find(callersNeededOf.begin(), callersNeededOf.end(), node.event.kind) !=
-                   callersNeededOf.end();
-          })) {
+      const ir::UnitDigest* digest = dropped.digest(*module, fn);
+      if (digest != nullptr
+              ? std::any_of(callersNeededOf.begin(), callersNeededOf.end(),
+                            [&](ir::EventKind kind) { return digest->has(kind); })
+              : std::any_of(fn.nodes.begin(), fn.nodes.end(), [&](const ir::Node& node) {
+                  return std::find(callersNeededOf.begin(), callersNeededOf.end(),
+                                   node.event.kind) != callersNeededOf.end();
+                })) {
         wanted.push_back(fn.qualifiedName);
       }
     }
@@ -566,7 +697,7 @@ struct LoweredCount {
 // Lowers the wanted files, the largest first: a large file started last would leave the other
 // threads idle at the end (the longest-processing-time-first rule).
 LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector<char>& wanted,
-                               const CheckOptions& options, KeptTreeBudget& budget) {
+                               const CheckOptions& options, LoweringBudgets& budgets) {
   std::vector<std::pair<size_t, size_t>> order; // (bytes to parse, index)
   for (size_t i = 0; i < states.size(); ++i) {
     if (wanted[i]) order.emplace_back(parsedBytes(states[i]), i);
@@ -576,7 +707,8 @@ LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector
   std::atomic<size_t> fromKeptTree{0};
   parallelFor(order.size(), options.threads, [&](size_t at) {
     FileState& state = states[order[at].second];
-    if (lowerFile(state, options, budget)) ++fromKeptTree;
+    if (lowerFile(state, options, budgets.keptTrees)) ++fromKeptTree;
+    keepOrDigest(state, budgets);
     releaseSource(state);
   });
   count.fromKeptTree = fromKeptTree;
@@ -716,8 +848,8 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     }
     releaseSource(state); // lowering reads it again
   });
-  KeptTreeBudget keptTrees;
-  const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, keptTrees);
+  LoweringBudgets budgets;
+  const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, budgets);
   std::deque<FileInput> headerInputs; // the headers' (adoptHeaders); outlives `states`
   adoptHeaders(states, headerInputs, inputs.size());
   result.stats.bytesRead = bytesRead;
@@ -742,15 +874,18 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   ir::SummaryTable summaries;
   ir::GradStateReports gradStates; // of the last summaries, for the rules
   std::unordered_set<std::string> scannedQualified;
+  DroppedFiles dropped(states);
   while (true) {
     std::vector<const ir::ModuleIR*> modules;
     for (const FileState& state : states) {
       if (state.lowered) modules.push_back(&state.lowered->module);
     }
     gradStates.clear();
-    summaries = ir::computeSummaries(modules, &gradStates, options.knownSummaries.get());
+    dropped.index();
+    summaries =
+        ir::computeSummaries(modules, &gradStates, options.knownSummaries.get(), &dropped);
     const std::vector<RescanName> names =
-        namesToRescan(summaries, modules, callersNeededOf, scannedQualified);
+        namesToRescan(summaries, modules, callersNeededOf, scannedQualified, dropped);
     if (names.empty()) break;
     const RescanSearch round(names);
     const std::vector<std::string>& plainNames = round.names;
@@ -767,7 +902,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
         releaseSource(state);
       }
     });
-    const LoweredCount added = lowerLargestFirst(states, wantedAgain, options, keptTrees);
+    const LoweredCount added = lowerLargestFirst(states, wantedAgain, options, budgets);
     adoptHeaders(states, headerInputs, inputs.size());
     result.stats.rescanLowerings += added.files;
     result.stats.rescanBytes += added.bytes;
@@ -787,12 +922,16 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     FileState& state = states[i];
     if (!state.lowered || state.input->context || !acquireSource(state)) return;
     // The modules are as last summarised: the loop above stops before lowering anything again.
-    rules::RuleContext context(state.lowered->module, summaries,
-                               state.lowered->frontendDiagnostics, state.source.get(),
-                               &gradStates);
+    // A file whose units were dropped is lowered again, for its rules only.
+    std::optional<python::PythonFileResult> again;
+    if (!state.digests.empty() && !state.whole) again = lowerAgain(state);
+    const python::PythonFileResult& lowered =
+        again ? *again : state.whole ? *state.whole : *state.lowered;
+    rules::RuleContext context(lowered.module, summaries, lowered.frontendDiagnostics,
+                               state.source.get(), &gradStates);
     for (const rules::Rule* rule : state.rules) rule->check(context);
     std::vector<Diagnostic> diagnostics = context.takeDiagnostics();
-    const Suppressions& suppressions = state.lowered->suppressions;
+    const Suppressions& suppressions = lowered.suppressions;
     std::erase_if(diagnostics, [&](const Diagnostic& d) {
       // A syntax or compile error is the parser's or the compiler's: no comment silences it.
       return d.code != "GL000" && d.code != kCompileErrorCode &&
@@ -811,7 +950,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
                                   }),
                       diagnostics.end());
     for (const Diagnostic& d : diagnostics) {
-      perFileScopes[i].push_back(enclosingScope(state.lowered->module, d.range.startByte));
+      perFileScopes[i].push_back(enclosingScope(lowered.module, d.range.startByte));
     }
     perFile[i] = std::move(diagnostics);
     // Only the files with findings keep their text, to be shown with them.

@@ -32,4 +32,9 @@ void changeBeforeFixWriteHook(const std::string& path) {
   appendIfNamed("GRADLINT_TEST_CHANGE_BEFORE_FIX_WRITE", path);
 }
 
+size_t wholeIrBudgetHook(size_t bytes) {
+  const char* value = std::getenv("GRADLINT_TEST_WHOLE_IR_BUDGET");
+  return value == nullptr ? bytes : std::strtoull(value, nullptr, 10);
+}
+
 } // namespace gradlint

@@ -2,6 +2,7 @@
 // that no user sets. Each hook does nothing unless its variable is set.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace gradlint {
@@ -16,5 +17,9 @@ void deleteBeforeReadHook(const std::string& path);
 // that the file still holds the text its fixes edit.
 void changeBeforeRereadHook(const std::string& path);
 void changeBeforeFixWriteHook(const std::string& path);
+
+// GRADLINT_TEST_WHOLE_IR_BUDGET=BYTES: the budget of lowerings the check keeps whole (else
+// `bytes`); 0 makes every file read from disk go through the digests and a second lowering.
+size_t wholeIrBudgetHook(size_t bytes);
 
 } // namespace gradlint

@@ -32,6 +32,12 @@ config.environment["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS",
 config.environment["UBSAN_OPTIONS"] = os.environ.get(
     "UBSAN_OPTIONS", "abort_on_error=1:halt_on_error=1:print_stacktrace=1")
 
+# GRADLINT_TEST_WHOLE_IR_BUDGET=0 runs the whole suite through the check's second lowering of
+# files past its memory budget (program/engine.cpp): every result must stay the same.
+if "GRADLINT_TEST_WHOLE_IR_BUDGET" in os.environ:
+    config.environment["GRADLINT_TEST_WHOLE_IR_BUDGET"] = os.environ[
+        "GRADLINT_TEST_WHOLE_IR_BUDGET"]
+
 config.substitutions.append(("%gradlint", config.gradlint_bin))
 config.substitutions.append(("%python", config.python_exe))
 config.substitutions.append(("%srcroot", config.gradlint_src_root))

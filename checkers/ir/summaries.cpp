@@ -31,6 +31,35 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
   return false;
 }
 
+bool touchesGradMode(const UnitDigest& digest, const SummaryTable& table) {
+  for (const EventKind kind : {EventKind::SetGrad, EventKind::SaveGrad, EventKind::RestoreGrad,
+                               EventKind::RestoreArg, EventKind::ZeroGrad, EventKind::Offload}) {
+    if (digest.has(kind)) return true;
+  }
+  return std::any_of(digest.calls.begin(), digest.calls.end(), [&](const UnitDigest::Call& call) {
+    return call.kind == EventKind::Call && table.find(std::string(call.callee)) != nullptr;
+  });
+}
+
+// exitKeepsEnterMode of a digest.
+bool exitKeepsEnterMode(const UnitDigest& exit, const SummaryTable& table) {
+  if (exit.has(EventKind::SetGrad) || exit.has(EventKind::RestoreGrad) ||
+      exit.has(EventKind::RestoreArg)) {
+    return false;
+  }
+  if (exit.handsOverExit) return false;
+  for (const UnitDigest::Call& call : exit.calls) {
+    if (call.kind != EventKind::Call) continue;
+    const FunctionSummary* summary = table.find(std::string(call.callee));
+    if (summary != nullptr && summary->moduleTopLevel == call.importsModule &&
+        (summary->restoresOuterMode || !summary->mayLeaveInherited ||
+         !summary->restoresArgs.empty())) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Whether some return of `fn` hands back an object with hooks: a name (or a move or wrapper
 // of one) the placement analysis has offloaded there, or what a helper returning such an object
 // returned. A definite offload on one return beats an automatic map's "may" on another.
@@ -122,12 +151,18 @@ std::vector<NameLink> reexportLinks(const std::vector<const ModuleIR*>& modules,
 // The methods that make a class's calls, `with` blocks and decorator uses change grad mode.
 constexpr std::string_view kContextMethods[] = {"__enter__", "__exit__", "__call__"};
 
+// A class's own `__exit__`, whole or as a digest.
+struct ExitUnit {
+  const FunctionIR* fn;
+  const UnitDigest* digest; // null: fn has its nodes
+};
+
 // Gives class `name` its constructor's summary (without the returned mode: `Cls()` returns the
 // instance), marked as a context class when its `with` or decorator methods have summaries.
 // Returns whether the class has effects (its summary was stored); `changed` says whether the
 // stored summary changed.
 bool updateClass(SummaryTable& table, const std::string& name,
-                 const std::unordered_map<std::string, const FunctionIR*>& exits, bool& changed) {
+                 const std::unordered_map<std::string, ExitUnit>& exits, bool& changed) {
   changed = false;
   const FunctionSummary* init = table.find(name + ".__init__");
   bool context = false;
@@ -139,9 +174,11 @@ bool updateClass(SummaryTable& table, const std::string& name,
   summary.restoresOuterMode = false;
   summary.contextClass = context;
   const auto exit = exits.find(name);
-  summary.exitKeepsMode = context && exit != exits.end() && exit->second->entry != kNoNode &&
+  summary.exitKeepsMode = context && exit != exits.end() && exit->second.fn->entry != kNoNode &&
                           table.find(name + ".__exit__") == nullptr &&
-                          exitKeepsEnterMode(*exit->second, table);
+                          (exit->second.digest != nullptr
+                               ? exitKeepsEnterMode(*exit->second.digest, table)
+                               : exitKeepsEnterMode(*exit->second.fn, table));
   if (!summary.affectsCallers()) return false;
   changed = table.update(name, summary);
   return true;
@@ -187,6 +224,29 @@ bool exitKeepsEnterMode(const FunctionIR& exit, const SummaryTable& table) {
     }
   }
   return true;
+}
+
+UnitDigest digestUnit(const FunctionIR& fn,
+                      const std::function<std::string_view(const std::string&)>& intern) {
+  static_assert(static_cast<unsigned>(EventKind::Assume) < 64, "UnitDigest::kinds has 64 bits");
+  UnitDigest digest;
+  for (const Node& node : fn.nodes) {
+    const Event& event = node.event;
+    digest.kinds |= uint64_t{1} << static_cast<unsigned>(event.kind);
+    if (event.kind != EventKind::Call && event.kind != EventKind::EnterGuard &&
+        event.kind != EventKind::ExitGuard) {
+      continue;
+    }
+    if (event.kind == EventKind::Call && (event.spelled.find("__exit__") != std::string::npos ||
+                                          event.spelled.find("super(") != std::string::npos)) {
+      digest.handsOverExit = true;
+    }
+    if (event.callee.empty()) continue;
+    digest.calls.push_back(
+        {intern(event.callee), event.kind, event.importsModule, event.regionDisablesGrad});
+  }
+  digest.calls.shrink_to_fit();
+  return digest;
 }
 
 bool isSummarisable(const FunctionIR& fn) {
@@ -286,8 +346,12 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
 }
 
 SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
-                              GradStateReports* reports, const SummaryTable* known) {
+                              GradStateReports* reports, const SummaryTable* known,
+                              DroppedUnits* dropped) {
   SummaryTable table = known != nullptr ? *known : SummaryTable();
+  auto digestOf = [&](const ModuleIR& module, const FunctionIR& fn) -> const UnitDigest* {
+    return dropped != nullptr ? dropped->digest(module, fn) : nullptr;
+  };
   struct Candidate {
     const FunctionIR* fn;
     const ModuleIR* module;
@@ -314,7 +378,7 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   // `Cls()` runs `Cls.__init__`: the class's name stands for its constructor's summary, and
   // for its `with` and decorator methods.
   std::vector<std::string> classNames;
-  std::unordered_map<std::string, const FunctionIR*> exits; // each class's own `__exit__`
+  std::unordered_map<std::string, ExitUnit> exits; // each class's own `__exit__`
   {
     std::unordered_set<std::string> seen;
     for (const Candidate& candidate : candidates) {
@@ -322,7 +386,7 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
       if (fn.name == "__exit__" && !fn.className.empty() &&
           fn.qualifiedName.size() > fn.name.size() + 1) {
         exits.emplace(fn.qualifiedName.substr(0, fn.qualifiedName.size() - fn.name.size() - 1),
-                      &fn);
+                      ExitUnit{&fn, digestOf(*candidate.module, fn)});
       }
       const bool classMethod =
           fn.name == "__init__" ||
@@ -345,6 +409,13 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   // pathological call graph from running long.
   std::unordered_map<std::string_view, std::vector<uint32_t>> readers;
   for (uint32_t i = 0; i < candidates.size(); ++i) {
+    if (const UnitDigest* digest = digestOf(*candidates[i].module, *candidates[i].fn)) {
+      for (const UnitDigest::Call& call : digest->calls) {
+        std::vector<uint32_t>& list = readers[call.callee];
+        if (list.empty() || list.back() != i) list.push_back(i);
+      }
+      continue;
+    }
     for (const Node& node : candidates[i].fn->nodes) {
       const Event& event = node.event;
       if (event.callee.empty() ||
@@ -374,8 +445,13 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   for (uint32_t c = 0; c < classNames.size(); ++c) {
     for (size_t m = 0; m < kMethods; ++m) dependsOn(methodNames[c * kMethods + m], c);
     // Whether its `__exit__` keeps the mode reads the summaries of what that calls.
-    if (const auto exit = exits.find(classNames[c]); exit != exits.end()) {
-      for (const Node& node : exit->second->nodes) {
+    if (const auto exit = exits.find(classNames[c]);
+        exit != exits.end() && exit->second.digest != nullptr) {
+      for (const UnitDigest::Call& call : exit->second.digest->calls) {
+        if (call.kind == EventKind::Call) dependsOn(call.callee, c);
+      }
+    } else if (exit != exits.end()) {
+      for (const Node& node : exit->second.fn->nodes) {
         if (node.event.kind == EventKind::Call && !node.event.callee.empty()) {
           dependsOn(node.event.callee, c);
         }
@@ -447,7 +523,14 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
       converged = false;
       continue;
     }
-    const Candidate& candidate = candidates[index];
+    Candidate& candidate = candidates[index];
+    if (const UnitDigest* digest = digestOf(*candidate.module, *candidate.fn)) {
+      if (!touchesGradMode(*digest, table)) continue;
+      // From here on the candidate is analysed: whole.
+      const FunctionIR* whole = dropped->whole(*candidate.module, *candidate.fn);
+      if (whole == nullptr) continue;
+      candidate.fn = whole;
+    }
     const FunctionIR& fn = *candidate.fn;
     if (!touchesGradMode(fn, table)) continue;
     GradStateReport report = analyzeGradState(fn, &table);
@@ -476,6 +559,16 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   }
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
+      if (const UnitDigest* digest = digestOf(*module, fn)) {
+        for (const UnitDigest::Call& call : digest->calls) {
+          if (call.kind != EventKind::Call) continue;
+          auto it = calls.find(call.callee);
+          if (it == calls.end()) continue;
+          ++it->second.total;
+          it->second.gradDisabled += call.regionDisablesGrad;
+        }
+        continue;
+      }
       for (const Node& node : fn.nodes) {
         if (node.event.kind != EventKind::Call || node.event.callee.empty()) continue;
         auto it = calls.find(node.event.callee);
