@@ -251,8 +251,9 @@ const std::vector<TSNode>& ModuleLowering::classAttributeBindings(int classUnit,
     return (object == "self" || object == "cls") &&
            text(field(target, f.attribute), bytes) == attribute;
   };
-  const UnitSource& owner = units[static_cast<size_t>(classUnit)];
-  for (TSNode statement : children(field(owner.node, f.body))) {
+  // The class's tree, not its units: a method the lowering memo reused has none.
+  TSNode body = field(units[static_cast<size_t>(classUnit)].node, f.body);
+  for (TSNode statement : children(body)) {
     const Kind kind = kindOf(statement);
     if (kind == Kind::expression_statement) {
       for (TSNode part : children(statement)) assigned(part, isName);
@@ -261,9 +262,8 @@ const std::vector<TSNode>& ModuleLowering::classAttributeBindings(int classUnit,
       plain = false;
     }
   }
-  for (const UnitSource& unit : units) {
-    if (unit.classUnit != classUnit || isNull(unit.node)) continue;
-    walkPreorder(unit.node, [&](TSNode node) {
+  if (!isNull(body)) {
+    walkPreorder(body, [&](TSNode node) {
       assigned(node, isSelfAttribute);
       return Walk::Descend;
     });
