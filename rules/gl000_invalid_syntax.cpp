@@ -5,21 +5,13 @@
 namespace gradlint::rules {
 namespace {
 
-class InvalidSyntax final : public Rule {
+class InvalidSyntax final : public FrontendErrorRule {
 public:
   const RuleInfo& info() const override {
     static constexpr RuleInfo kInfo{"GL000", "invalid-syntax",
                                     "The file has a syntax error; only what parses is analysed",
                                     Severity::Error};
     return kInfo;
-  }
-  // Reported for every file that is parsed for another rule; never a reason to parse one.
-  std::vector<std::string_view> markers() const override { return {}; }
-
-  void check(RuleContext& context) const override {
-    for (const Diagnostic& diagnostic : context.frontendDiagnostics()) {
-      if (diagnostic.code == info().code) context.report(diagnostic);
-    }
   }
 };
 

@@ -8,7 +8,7 @@
 namespace gradlint::rules {
 namespace {
 
-class CompileError final : public Rule {
+class CompileError final : public FrontendErrorRule {
 public:
   const RuleInfo& info() const override {
     static constexpr RuleInfo kInfo{"GL001", "compile-error",
@@ -16,14 +16,6 @@ public:
                                     "could recover is analysed",
                                     Severity::Error};
     return kInfo;
-  }
-  // Reported for every file that is compiled for another rule; never a reason to compile one.
-  std::vector<std::string_view> markers() const override { return {}; }
-
-  void check(RuleContext& context) const override {
-    for (const Diagnostic& diagnostic : context.frontendDiagnostics()) {
-      if (diagnostic.code == info().code) context.report(diagnostic);
-    }
   }
 };
 

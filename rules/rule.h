@@ -87,6 +87,19 @@ protected:
   }
 };
 
+// A rule that publishes what a frontend found (GL000's syntax errors, GL001's compile errors):
+// the frontend reports them, with what it could still analyse; the rule passes on those of its
+// code. Reported for every file parsed for another rule, never a reason to parse one.
+class FrontendErrorRule : public Rule {
+public:
+  std::vector<std::string_view> markers() const override { return {}; }
+  void check(RuleContext& context) const override {
+    for (const Diagnostic& diagnostic : context.frontendDiagnostics()) {
+      if (diagnostic.code == info().code) context.report(diagnostic);
+    }
+  }
+};
+
 // Every registered rule, sorted by code.
 const std::vector<const Rule*>& allRules();
 const Rule* findRule(std::string_view code);
