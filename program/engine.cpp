@@ -401,12 +401,9 @@ python::PythonFileResult lowerAgain(const FileState& state) {
   return result;
 }
 
-// Whether the rules could report anything in a file whose units were dropped, from their
-// digests: some unit has an event beyond control flow, calls and assignments, or calls a
-// grad-mode context (GL105 reports one used as a statement) or a function with a summary. Else
-// its rules find nothing (most files of a large tree), and it is not lowered again for them.
-// Summaries aside: some unit has an event beyond control flow, calls and assignments, or calls
-// a grad-mode context.
+// Summaries aside, whether the rules could report anything in a file, from its units' digests:
+// some unit has an event beyond control flow, calls and assignments, or calls a grad-mode
+// context (GL105 reports one used as a statement).
 bool eventsMayReport(const std::vector<ir::UnitDigest>& digests) {
   using Kind = ir::EventKind;
   uint64_t quiet = 0;
@@ -424,6 +421,8 @@ bool eventsMayReport(const std::vector<ir::UnitDigest>& digests) {
   return false;
 }
 
+// eventsMayReport, or a call reaches a function with a summary. Else the rules of a file whose
+// units were dropped find nothing, and it is not lowered again for them.
 bool rulesMayReport(const std::vector<ir::UnitDigest>& digests, const ir::SummaryTable& summaries) {
   if (eventsMayReport(digests)) return true;
   ir::Event call;
