@@ -46,15 +46,85 @@ ir::ModuleIR* TranslationUnitLowering::enterFileOf(clang::SourceLocation at) {
   return &header.module;
 }
 
-bool TranslationUnitLowering::bodyHasError(const clang::FunctionDecl* function) const {
+namespace {
+
+// Words of the grad-mode and training APIs (guards and scopes, GradMode, zero_grad, backward,
+// optimizer steps, eval/train, restores), matched in lower case anywhere in a statement's
+// text: a statement Clang could not type that names one may have been the guard, reset or
+// restore a rule looks for. Over-matching (`train_loader`) only keeps a body unanalysed.
+constexpr std::string_view kGradApiWords[] = {"grad",  "guard", "scope",   "inference",
+                                              "backward", "step", "optim", "eval",
+                                              "train", "restore", "set_enabled"};
+
+bool namesGradApi(llvm::StringRef text) {
+  const std::string lower = text.lower();
+  return std::any_of(std::begin(kGradApiWords), std::end(kGradApiWords),
+                     [&](std::string_view word) { return lower.find(word) != std::string::npos; });
+}
+
+bool hasError(const clang::Stmt* stmt) {
+  if (const auto* expr = llvm::dyn_cast<clang::Expr>(stmt)) return expr->containsErrors();
+  if (const auto* declaration = llvm::dyn_cast<clang::DeclStmt>(stmt)) {
+    return std::any_of(declaration->decl_begin(), declaration->decl_end(),
+                       [](const clang::Decl* decl) { return decl->isInvalidDecl(); });
+  }
+  return false;
+}
+
+} // namespace
+
+TranslationUnitLowering::BodyErrors TranslationUnitLowering::bodyErrors(
+    const clang::FunctionDecl* function) const {
   const clang::Stmt* body = function->getBody();
-  if (body == nullptr || errors_.empty()) return false;
-  const clang::SourceLocation begin = sources_.getExpansionLoc(body->getBeginLoc());
-  const clang::SourceLocation end = sources_.getExpansionLoc(body->getEndLoc());
-  return std::any_of(errors_.begin(), errors_.end(), [&](clang::SourceLocation error) {
-    return !sources_.isBeforeInTranslationUnit(error, begin) &&
-           !sources_.isBeforeInTranslationUnit(end, error);
-  });
+  if (body == nullptr || errors_.empty()) return BodyErrors::None;
+  auto within = [&](clang::SourceLocation at, const clang::Stmt* stmt) {
+    const clang::SourceLocation begin = sources_.getExpansionLoc(stmt->getBeginLoc());
+    const clang::SourceLocation end = sources_.getExpansionLoc(stmt->getEndLoc());
+    return !sources_.isBeforeInTranslationUnit(at, begin) &&
+           !sources_.isBeforeInTranslationUnit(end, at);
+  };
+  std::vector<clang::SourceLocation> inBody;
+  for (clang::SourceLocation error : errors_) {
+    if (within(error, body)) inBody.push_back(error);
+  }
+  if (inBody.empty()) return BodyErrors::None;
+
+  // The statements of the body's blocks that hold an expression Clang could not type or a
+  // declaration it marked invalid (an undeclared type or function, a use of either). A walk
+  // with a stack: a deep body does not deepen the C++ stack.
+  std::vector<const clang::Stmt*> erroneous;
+  std::vector<std::pair<const clang::Stmt*, const clang::Stmt*>> pending{{body, body}};
+  while (!pending.empty()) {
+    const auto [stmt, statement] = pending.back();
+    pending.pop_back();
+    if (stmt == nullptr) continue;
+    if (hasError(stmt)) {
+      erroneous.push_back(statement);
+      continue;
+    }
+    const bool block = llvm::isa<clang::CompoundStmt>(stmt);
+    for (const clang::Stmt* child : stmt->children()) {
+      pending.emplace_back(child, block ? child : statement);
+    }
+  }
+  std::sort(erroneous.begin(), erroneous.end());
+  erroneous.erase(std::unique(erroneous.begin(), erroneous.end()), erroneous.end());
+
+  // An error outside every kept statement is where Clang dropped one: it may have been anything.
+  for (clang::SourceLocation error : inBody) {
+    if (std::none_of(erroneous.begin(), erroneous.end(),
+                     [&](const clang::Stmt* stmt) { return within(error, stmt); })) {
+      return BodyErrors::Broken;
+    }
+  }
+  for (const clang::Stmt* stmt : erroneous) {
+    const clang::CharSourceRange range = sources_.getExpansionRange(stmt->getSourceRange());
+    bool invalid = false;
+    const llvm::StringRef text =
+        clang::Lexer::getSourceText(range, sources_, context_.getLangOpts(), &invalid);
+    if (invalid || namesGradApi(text)) return BodyErrors::Broken;
+  }
+  return BodyErrors::Recovered;
 }
 
 void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind) {
@@ -81,11 +151,13 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
     fn.enterHalf = types_.classify(constructor->getParent()).kind != ObjectKind::None;
   }
   UnitLowerer lowerer(*this, function, fn);
-  // A body with a compile error has no paths: what Clang's recovery dropped (a statement using
-  // an undeclared type, a guard among them) would read as absent, and rules that look for a
-  // missing guard, reset or restore would report it. How guards are written is still checked.
+  // A body with a compile error that may have cost it a statement has no paths: what Clang's
+  // recovery dropped or could not type (a guard of an undeclared type) would read as absent,
+  // and rules that look for a missing guard, reset or restore would report it. How guards are
+  // written is still checked. One whose errors are all in kept statements that name no
+  // grad-mode or training API (`std::vector<mpi::Request> pending;`) is analysed as recovered.
   // GL001 already says the file does not compile.
-  const bool bodyBroken = bodyHasError(function);
+  const bool bodyBroken = bodyErrors(function) == BodyErrors::Broken;
   const bool built = bodyBroken ? lowerer.lowerWrittenOnly() : lowerer.lower();
   if (bodyBroken) {
     result_.warnings.push_back(

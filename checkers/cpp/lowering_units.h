@@ -384,8 +384,11 @@ public:
 
 private:
   void lowerUnit(const clang::FunctionDecl* function, ir::UnitKind kind);
-  // Whether one of the compiler's errors lies in the function's body.
-  bool bodyHasError(const clang::FunctionDecl* function) const;
+  // How the function's body came through the compiler's errors: none in it; errors only in
+  // statements Clang kept (marked as containing errors) that name no grad-mode or training API,
+  // so its paths hold every grad-mode event it has; or errors that may have cost it one.
+  enum class BodyErrors { None, Recovered, Broken };
+  BodyErrors bodyErrors(const clang::FunctionDecl* function) const;
 
   clang::ASTContext& context_;
   const clang::SourceManager& sources_;
