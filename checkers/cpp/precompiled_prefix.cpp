@@ -84,10 +84,11 @@ std::string hexDigest(llvm::StringRef text) {
 }
 
 // What decides a precompiled header's contents, short of the headers' own bytes (those are
-// checked by their stats): the compiler, the folder relative paths start from, the flags, the
-// include lines, and the variables that add include folders.
-std::string keyOf(const PrefixRequest& request) {
-  std::string key = fmt::format("{}\n{}\n", clang::getClangFullVersion(), request.directory);
+// checked by their stats): the compiler, the folder relative paths start from (empty when no
+// argument names one), the flags, the include lines, and the variables that add include
+// folders.
+std::string keyOf(const PrefixRequest& request, const std::string& directory) {
+  std::string key = fmt::format("{}\n{}\n", clang::getClangFullVersion(), directory);
   for (const std::string& argument : request.arguments) key += "arg " + argument + "\n";
   for (const std::string& include : request.includes) key += "include <" + include + ">\n";
   for (const char* variable : {"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH"}) {
@@ -95,6 +96,93 @@ std::string keyOf(const PrefixRequest& request) {
     key += fmt::format("{}={}\n", variable, value == nullptr ? "" : value);
   }
   return key;
+}
+
+// A unit's -I and -iquote folders (absolute, in order) and its other arguments. The folders
+// are the project's own: a header built without them serves every unit whose folders hide
+// none of its files, wherever the unit's build folder is.
+struct ProjectFolders {
+  std::vector<std::string> folders;
+  std::vector<std::string> rest;
+};
+
+ProjectFolders splitProjectFolders(const std::vector<std::string>& arguments,
+                                   const std::string& directory) {
+  ProjectFolders split;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const llvm::StringRef argument = arguments[i];
+    llvm::StringRef folder;
+    bool matched = false;
+    for (llvm::StringRef flag : {"--include-directory=", "-iquote", "-I"}) {
+      if (!argument.starts_with(flag) || (flag == "-I" && argument == "-I-")) continue;
+      matched = true;
+      folder = argument.drop_front(flag.size());
+      if (folder.empty() && !flag.ends_with("=") && i + 1 < arguments.size()) {
+        folder = arguments[++i];
+      }
+      break;
+    }
+    if (matched) {
+      if (!folder.empty()) split.folders.push_back(absoluteIn(directory, folder));
+    } else {
+      split.rest.push_back(arguments[i]);
+    }
+  }
+  return split;
+}
+
+// Whether an argument (the compiler's name aside) may name a path relative to the working
+// folder: then the folder is part of what a header is built from. Values of the options that
+// name no path are not paths; any other value or input not absolute may be one.
+bool namesRelativePath(const std::vector<std::string>& arguments) {
+  static constexpr std::string_view kValuesNotPaths[] = {"-x", "-target", "--target", "-arch",
+                                                         "-D", "-U", "-std"};
+  static constexpr std::string_view kJoinedPaths[] = {"-isystem", "-idirafter", "-isysroot",
+                                                      "--sysroot=", "-iprefix", "-F",
+                                                      "-resource-dir="};
+  for (size_t i = 1; i < arguments.size(); ++i) {
+    const llvm::StringRef argument = arguments[i];
+    if (!argument.starts_with("-")) {
+      const llvm::StringRef option = arguments[i - 1];
+      const bool notPath = std::find(std::begin(kValuesNotPaths), std::end(kValuesNotPaths),
+                                     std::string_view(option)) != std::end(kValuesNotPaths);
+      if (!notPath && !llvm::sys::path::is_absolute(argument)) return true;
+      continue;
+    }
+    for (std::string_view flag : kJoinedPaths) {
+      const llvm::StringRef value = argument.drop_front(
+          argument.starts_with(llvm::StringRef(flag)) ? flag.size() : argument.size());
+      if (!value.empty() && !llvm::sys::path::is_absolute(value)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether `folder` holds another file at the end of the path of one the header holds
+// (`c10/util/Exception.h` of .../include/c10/util/Exception.h): an include the header resolved
+// would find that one first, as -I folders come before -isystem ones. Only the folder's own
+// entries are listed; a path is looked at when its first part is one of them.
+bool hidesAHeldHeader(const std::string& folder, const PrecompiledHeader& header) {
+  std::set<std::string, std::less<>> entries;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(folder, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    entries.insert(llvm::sys::path::filename(it->path()).str());
+  }
+  if (entries.empty()) return false;
+  for (const PrecompiledFile& held : header.headers) {
+    const llvm::StringRef path = held.path;
+    for (size_t slash = path.rfind('/'); slash != llvm::StringRef::npos && slash > 0;
+         slash = path.rfind('/', slash - 1)) {
+      const llvm::StringRef tail = path.drop_front(slash + 1);
+      if (!entries.count(std::string_view(tail.split('/').first))) continue;
+      const std::string candidate = folder + "/" + tail.str();
+      if (!llvm::sys::fs::exists(candidate)) continue;
+      llvm::SmallString<256> real;
+      if (llvm::sys::fs::real_path(candidate, real) || real != path) return true;
+    }
+  }
+  return false;
 }
 
 struct FileStat {
@@ -312,24 +400,48 @@ std::string PrecompiledHeaders::folderOf() {
 }
 
 std::shared_ptr<const PrecompiledHeader> PrecompiledHeaders::get(const PrefixRequest& request) {
-  const std::string key = keyOf(request);
-  const std::string digest = hexDigest(key);
-  std::shared_ptr<Slot> slot;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto& entry = slots_[digest];
-    if (!entry) entry = std::make_shared<Slot>();
-    slot = entry;
+  ProjectFolders split = splitProjectFolders(request.arguments, request.directory);
+  if (!split.folders.empty()) {
+    // First, the header of the same lines and flags without the project's folders, shared by
+    // the units of every build folder: LibTorch parsed once for a repository of many projects.
+    PrefixRequest shared = request;
+    shared.arguments = std::move(split.rest);
+    const std::string key =
+        keyOf(shared, namesRelativePath(shared.arguments) ? shared.directory : "");
+    const std::shared_ptr<Slot> slot = slotFor(key);
+    if (const auto header = headerOf(*slot, shared, key, "without the -I folders")) {
+      std::lock_guard<std::mutex> lock(slot->mutex);
+      bool hidden = false;
+      for (const std::string& folder : split.folders) {
+        auto [it, inserted] = slot->hides.try_emplace(folder, false);
+        if (inserted) it->second = hidesAHeldHeader(folder, *header);
+        hidden = hidden || it->second;
+      }
+      if (!hidden) return header;
+    }
   }
-  std::lock_guard<std::mutex> lock(slot->mutex);
-  if (slot->done) return slot->header;
-  slot->done = true;
+  const std::string key = keyOf(request, request.directory);
+  return headerOf(*slotFor(key), request, key, "");
+}
+
+std::shared_ptr<PrecompiledHeaders::Slot> PrecompiledHeaders::slotFor(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& entry = slots_[hexDigest(key)];
+  if (!entry) entry = std::make_shared<Slot>();
+  return entry;
+}
+
+std::shared_ptr<const PrecompiledHeader> PrecompiledHeaders::headerOf(
+    Slot& slot, const PrefixRequest& request, const std::string& key, std::string_view variant) {
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  if (slot.done) return slot.header;
+  slot.done = true;
   const std::string folder = folderOf();
   if (folder.empty()) return nullptr;
-  const std::string base = folder + "/" + digest;
-  if (!temporary_) slot->header = load(base, key);
-  if (!slot->header) slot->header = build(request, base, key);
-  return slot->header;
+  const std::string base = folder + "/" + hexDigest(key);
+  if (!temporary_) slot.header = load(base, key);
+  if (!slot.header) slot.header = build(request, base, key, variant);
+  return slot.header;
 }
 
 // The manifest (BASE.files): the format, the key, then the held files, one a line:
@@ -378,13 +490,15 @@ std::shared_ptr<const PrecompiledHeader> PrecompiledHeaders::load(const std::str
 
 std::shared_ptr<const PrecompiledHeader> PrecompiledHeaders::build(const PrefixRequest& request,
                                                                    const std::string& base,
-                                                                   const std::string& key) {
+                                                                   const std::string& key,
+                                                                   std::string_view variant) {
   const auto start = std::chrono::steady_clock::now();
   const auto fail = [&](std::string_view why) -> std::shared_ptr<const PrecompiledHeader> {
     if (trace_) {
       std::cerr << fmt::format("gradlint: stats: no precompiled header for {} include line(s) "
-                               "in {}: {}\n",
-                               request.includes.size(), request.directory, why);
+                               "in {}{}{}: {}\n",
+                               request.includes.size(), request.directory,
+                               variant.empty() ? "" : " ", variant, why);
     }
     return nullptr;
   };

@@ -77,11 +77,20 @@ private:
     std::mutex mutex;
     bool done = false;
     std::shared_ptr<const PrecompiledHeader> header;
+    // A header built without the units' -I folders: whether each folder a unit asked with
+    // hides one of its files.
+    std::map<std::string, bool> hides;
   };
+  std::shared_ptr<Slot> slotFor(const std::string& key);
+  // The slot's header, loaded or built by the first unit that asks for it.
+  std::shared_ptr<const PrecompiledHeader> headerOf(Slot& slot, const PrefixRequest& request,
+                                                    const std::string& key,
+                                                    std::string_view variant);
   std::string folderOf();
   std::shared_ptr<const PrecompiledHeader> load(const std::string& base, const std::string& key);
   std::shared_ptr<const PrecompiledHeader> build(const PrefixRequest& request,
-                                                 const std::string& base, const std::string& key);
+                                                 const std::string& base, const std::string& key,
+                                                 std::string_view variant);
 
   std::string folder_;
   bool temporary_ = false;
