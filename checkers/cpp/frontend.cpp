@@ -152,6 +152,10 @@ public:
     info.FormatDiagnostic(message);
     message_ = std::string(message);
     missingFile_ = info.getID() == clang::diag::err_pp_file_not_found;
+    if (missingFile_ && info.getNumArgs() > 0 &&
+        info.getArgKind(0) == clang::DiagnosticsEngine::ak_std_string) {
+      missingName_ = info.getArgStdStr(0);
+    }
     std::string where;
     if (info.getLocation().isValid() && info.hasSourceManager()) {
       const clang::SourceManager& sources = info.getSourceManager();
@@ -192,6 +196,7 @@ public:
     mainOffset_.reset();
     inHeader_ = false;
     missingFile_ = false;
+    missingName_.clear();
     locations_.clear();
   }
   const std::string& first() const { return first_; }
@@ -199,6 +204,8 @@ public:
   std::optional<unsigned> mainOffset() const { return mainOffset_; }
   bool inHeader() const { return inHeader_; }
   bool missingFile() const { return missingFile_; }
+  // The header the first error did not find, as included (`omp.h`); "" for other errors.
+  const std::string& missingName() const { return missingName_; }
   // Where each error is (expansion locations, in the order reported).
   const std::vector<clang::SourceLocation>& locations() const { return locations_; }
 
@@ -220,6 +227,7 @@ private:
   std::optional<unsigned> mainOffset_;
   bool inHeader_ = false;
   bool missingFile_ = false;
+  std::string missingName_;
   std::vector<clang::SourceLocation> locations_;
 };
 
@@ -257,7 +265,13 @@ Diagnostic compileErrorDiagnostic(const SourceText& source, const ErrorCounter& 
                          "with the flags of `{}`: ",
                          flags.inferredFrom);
   }
-  if (errors.missingFile()) {
+  if (errors.missingFile() && errors.missingName() == "omp.h") {
+    // GCC ships OpenMP's header with the compiler; Clang finds it only where LLVM's OpenMP
+    // runtime is installed, so a database written for GCC with -fopenmp misses it.
+    diagnostic.help = origin + "`omp.h` is OpenMP's header: GCC ships it with the compiler, "
+                               "Clang 19 finds it once LLVM's OpenMP headers are installed "
+                               "(Debian: `apt install libomp-19-dev`)";
+  } else if (errors.missingFile()) {
     diagnostic.help =
         origin +
         (flags.fromDatabase
