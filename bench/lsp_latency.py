@@ -72,8 +72,8 @@ def cpu_seconds(pid):
 
 
 class Server:
-    def __init__(self, binary):
-        self.process = subprocess.Popen([binary, "server", "--debounce-ms", "0"],
+    def __init__(self, binary, extra):
+        self.process = subprocess.Popen([binary, "server", "--debounce-ms", "0"] + extra,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def send(self, message):
@@ -120,6 +120,11 @@ def main():
     parser.add_argument("--root", help="its workspace folder (default: its project root)")
     parser.add_argument("--second", help="another file of the project, opened after the edits: "
                         "how long its diagnostics take when the server already holds a context")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="an argument for `gradlint server` (repeatable): --no-warm-up")
+    parser.add_argument("--after-warm-up", action="store_true",
+                        help="open the file once the server has summarised the workspace "
+                        "(its warm-up after `initialized`), and say how long that took")
     args = parser.parse_args()
     root = None
     if args.file:
@@ -138,7 +143,7 @@ def main():
         middle = text.count("\n") // 2
         folder = tempfile.mkdtemp()
         uri = f"file://{folder}/bench.py"
-    server = Server(args.gradlint)
+    server = Server(args.gradlint, args.server_arg)
     # The trace says which publication holds the document's own diagnostics only.
     params = {"capabilities": {}, "trace": "messages"}
     if root:
@@ -147,6 +152,16 @@ def main():
     server.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
     server.receive()
     server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    warm_up_ms = None
+    if args.after_warm_up:
+        start = time.perf_counter()
+        while True:
+            message = server.receive()
+            said = message.get("params", {}).get("message", "")
+            if message.get("method") == "$/logTrace" and ("warm-up done" in said
+                                                         or "no warm-up" in said):
+                break
+        warm_up_ms = (time.perf_counter() - start) * 1000
     start = time.perf_counter()
     server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
         "uri": uri, "languageId": "python", "version": 1, "text": text}}})
@@ -183,8 +198,8 @@ def main():
         while True:
             message = server.receive()
             if message.get("method") == "$/logTrace":
-                text = message["params"]["message"]
-                collected = collected or (second in text and "context collected" in text)
+                said = message["params"]["message"]
+                collected = collected or (second in said and "context collected" in said)
             if (collected and message.get("method") == "textDocument/publishDiagnostics"
                     and message["params"]["uri"] == f"file://{second}"):
                 break
@@ -199,6 +214,8 @@ def main():
     else:
         print(f"file: {args.lines} lines{' (one class)' if args.in_class else ''}, "
               f"{len(text)} bytes; {len(published['params']['diagnostics'])} finding(s)")
+    if warm_up_ms is not None:
+        print(f"initialized -> workspace warm-up done: {warm_up_ms:.0f} ms")
     if full_ms is None:
         print(f"didOpen -> publishDiagnostics: {open_ms:.1f} ms")
     else:

@@ -68,7 +68,94 @@ bool sameSummaries(const ir::SummaryTable& a, const ir::SummaryTable& b) {
   return true;
 }
 
+// The modules of `graph` (its edges: what each imports) in import order: Tarjan's algorithm
+// emits a strongly connected component after every component it reaches, so each module comes
+// after those it imports; the members of an import cycle are adjacent. Iterative: an import
+// chain thousands of modules long does not deepen the stack. Returns the order and where each
+// component ends in it.
+std::pair<std::vector<size_t>, std::vector<size_t>>
+importOrder(const std::vector<std::vector<size_t>>& graph) {
+  const size_t count = graph.size();
+  constexpr size_t kUnvisited = SIZE_MAX;
+  std::vector<size_t> index(count, kUnvisited), lowlink(count, 0);
+  std::vector<char> onStack(count, 0);
+  std::vector<size_t> stack, order, ends;
+  std::vector<std::pair<size_t, size_t>> frames; // (module, next edge to follow)
+  size_t nextIndex = 0;
+  for (size_t root = 0; root < count; ++root) {
+    if (index[root] != kUnvisited) continue;
+    frames.emplace_back(root, 0);
+    index[root] = lowlink[root] = nextIndex++;
+    stack.push_back(root);
+    onStack[root] = 1;
+    while (!frames.empty()) {
+      auto& [module, edge] = frames.back();
+      if (edge < graph[module].size()) {
+        const size_t target = graph[module][edge++];
+        if (index[target] == kUnvisited) {
+          index[target] = lowlink[target] = nextIndex++;
+          stack.push_back(target);
+          onStack[target] = 1;
+          frames.emplace_back(target, 0);
+        } else if (onStack[target]) {
+          lowlink[module] = std::min(lowlink[module], index[target]);
+        }
+        continue;
+      }
+      const size_t done = module;
+      frames.pop_back();
+      if (!frames.empty()) {
+        const size_t parent = frames.back().first;
+        lowlink[parent] = std::min(lowlink[parent], lowlink[done]);
+      }
+      if (lowlink[done] != index[done]) continue;
+      size_t member = 0;
+      do {
+        member = stack.back();
+        stack.pop_back();
+        onStack[member] = 0;
+        order.push_back(member);
+      } while (member != done);
+      ends.push_back(order.size());
+    }
+  }
+  return {std::move(order), std::move(ends)};
+}
+
 } // namespace
+
+bool LiveSummaries::warmUp(const std::vector<FileInput>& modules, const CheckOptions& options,
+                           size_t batchModules, const std::function<bool()>& carryOn,
+                           LiveSummariesStats& stats) {
+  stats = LiveSummariesStats{};
+  stats.modules = modules.size();
+  std::unordered_map<std::string_view, size_t> byName;
+  for (size_t i = 0; i < modules.size(); ++i) byName.emplace(modules[i].ref.moduleName, i);
+  std::vector<std::vector<size_t>> imports(modules.size());
+  for (size_t i = 0; i < modules.size(); ++i) imports[i] = importedModules(modules[i], byName);
+  const auto [order, ends] = importOrder(imports);
+  std::vector<FileInput> run;
+  run.reserve(modules.size());
+  size_t taken = 0;
+  for (size_t end : ends) {
+    // A run ends with a whole component, once it holds a batch more than the last one.
+    if (end < order.size() && end - taken < std::max<size_t>(batchModules, 1)) continue;
+    // A run whose modules are all kept for their text (summarised by an earlier call, or for a
+    // document) is not summarised again.
+    const bool known = std::all_of(order.begin() + taken, order.begin() + end, [&](size_t i) {
+      return unknownModules(std::span<const FileInput>(&modules[i], 1)) == 0;
+    });
+    for (size_t at = taken; at < end; ++at) run.push_back(modules[order[at]]);
+    taken = end;
+    if (known) continue;
+    if (!carryOn()) return false;
+    LiveSummariesStats runStats;
+    summarise(run, options, runStats);
+    stats.summarised += runStats.summarised;
+    stats.rounds += runStats.rounds;
+  }
+  return true;
+}
 
 size_t LiveSummaries::unknownModules(std::span<const FileInput> contextModules) const {
   size_t unknown = 0;

@@ -8,6 +8,7 @@
 #include "program/engine.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,6 +32,16 @@ public:
   std::shared_ptr<const ir::SummaryTable> summarise(const std::vector<FileInput>& contextModules,
                                                     const CheckOptions& options,
                                                     LiveSummariesStats& stats);
+
+  // The same for a whole workspace (the server's warm-up, before any document asks): `modules`
+  // (closed under imports, their text read) in import order, each module after those it imports
+  // and an import cycle together, cut into runs of about `batchModules`. Each run is summarised
+  // with the runs before it, so it is closed under imports and only its own modules are lowered.
+  // `carryOn` is asked before each run; false stops there, keeping what was summarised (a later
+  // call resumes). Returns whether every module is summarised.
+  bool warmUp(const std::vector<FileInput>& modules, const CheckOptions& options,
+              size_t batchModules, const std::function<bool()>& carryOn,
+              LiveSummariesStats& stats);
 
   // How many of `contextModules` have no summaries kept for their text (at least that many
   // would be summarised).

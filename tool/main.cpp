@@ -271,6 +271,10 @@ int main(int argc, char** argv) {
                    "Publish an opened file's own diagnostics first when its context has more "
                    "modules than this")
       ->capture_default_str();
+  bool serverNoWarmUp = false;
+  serverCommand->add_flag("--no-warm-up", serverNoWarmUp,
+                          "Do not summarise the workspace's modules in the background after "
+                          "`initialized`");
   serverCommand->add_option("--max-message-bytes", serverOptions.maxMessageBytes,
                             "Largest message accepted")
       ->group("");
@@ -367,6 +371,7 @@ int main(int argc, char** argv) {
     }
     if (serverCommand->parsed()) {
       serverOptions.debounce = std::chrono::milliseconds(serverDebounceMs);
+      serverOptions.warmUp = !serverNoWarmUp;
       return lsp::runLanguageServerOnStdio(serverOptions);
     }
   } catch (const std::exception& e) {

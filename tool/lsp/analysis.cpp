@@ -156,6 +156,13 @@ BufferAnalysis checkAlone(const FileInput& buffer, const CheckOptions& options) 
 
 } // namespace
 
+CheckOptions contextSummaryOptions() {
+  CheckOptions options = bufferOptions();
+  options.keepSummaries = true;
+  options.threads = 0; // hundreds of modules: every core lowers them
+  return options;
+}
+
 // Python only: a C++ buffer would need its compile flags and seconds of Clang per edit. A
 // notebook opened as a text document (its JSON) is not checked: positions in the JSON are not
 // the cells' (notebooks are synced as notebook documents, analyseNotebook below).
@@ -222,9 +229,7 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
         // The context modules are summarised on their own, and the buffer is checked against
         // their summaries, as every later analysis that reuses them will be: a summary of the
         // buffer's own functions, or a count of its call sites, never comes from an older text.
-        CheckOptions contextOptions = options;
-        contextOptions.keepSummaries = true;
-        contextOptions.threads = 0;
+        const CheckOptions contextOptions = contextSummaryOptions();
         const std::vector<FileInput> contextModules(inputs.begin() + 1, inputs.end());
         if (contextModules.empty()) {
           options.knownSummaries = std::make_shared<const ir::SummaryTable>();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "checkers/ir/diagnostic.h"
+#include "program/engine.h"
 
 #include <functional>
 #include <memory>
@@ -65,6 +66,10 @@ BufferAnalysis analyseBuffer(const std::string& path, const std::string& text,
                              const std::shared_ptr<ContextMemo>& contextMemo = nullptr,
                              const EarlyDiagnostics* early = nullptr,
                              LiveSummaries* live = nullptr);
+
+// The engine options a document's context modules are summarised with, and the workspace's
+// warm-up: LiveSummaries keeps summaries under one set of options only.
+CheckOptions contextSummaryOptions();
 
 // A new, empty ContextMemo.
 std::shared_ptr<ContextMemo> makeContextMemo();

@@ -9,11 +9,13 @@ AnalysisScheduler::AnalysisScheduler(std::chrono::milliseconds delay, Job job)
 
 AnalysisScheduler::~AnalysisScheduler() { stop(); }
 
-void AnalysisScheduler::schedule(const std::string& uri) {
+void AnalysisScheduler::schedule(const std::string& uri) { schedule(uri, delay_); }
+
+void AnalysisScheduler::schedule(const std::string& uri, std::chrono::milliseconds delay) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return;
-    due_[uri] = std::chrono::steady_clock::now() + delay_;
+    due_[uri] = std::chrono::steady_clock::now() + delay;
   }
   wake_.notify_one();
 }
@@ -21,6 +23,11 @@ void AnalysisScheduler::schedule(const std::string& uri) {
 void AnalysisScheduler::cancel(const std::string& uri) {
   std::lock_guard<std::mutex> lock(mutex_);
   due_.erase(uri);
+}
+
+bool AnalysisScheduler::idle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return due_.empty();
 }
 
 void AnalysisScheduler::stop() {

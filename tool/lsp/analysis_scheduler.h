@@ -25,9 +25,13 @@ public:
   AnalysisScheduler(const AnalysisScheduler&) = delete;
   AnalysisScheduler& operator=(const AnalysisScheduler&) = delete;
 
-  // Runs the job for `uri` once the delay has passed with no newer schedule() for it.
+  // Runs the job for `uri` once the delay (by default the debounce) has passed with no newer
+  // schedule() for it.
   void schedule(const std::string& uri);
+  void schedule(const std::string& uri, std::chrono::milliseconds delay);
   void cancel(const std::string& uri);
+  // Nothing is scheduled (the job running now aside): a long job can give way when false.
+  bool idle();
   // Drops what is pending and joins the worker (after the job in progress, if any).
   void stop();
 

@@ -3,6 +3,7 @@
 #include "checkers/python/frontend.h"
 #include "program/config.h"
 #include "program/live_summaries.h"
+#include "tool/lsp/workspace_warm_up.h"
 #include "tool/lsp/analysis.h"
 #include "tool/lsp/code_actions.h"
 #include "tool/lsp/documents.h"
@@ -44,6 +45,9 @@ constexpr int kServerNotInitialized = -32002;
 // LSP MessageType.
 constexpr int kLogError = 1;
 constexpr int kLogWarning = 2;
+// The scheduler's key of the workspace's warm-up: no document's URI (those have a scheme and a
+// colon before a path) is spelled so.
+constexpr std::string_view kWarmUpJob = "gradlint:workspace-warm-up";
 
 // Deeper JSON than this is refused before parsing: no LSP message nests more than a dozen
 // levels, and the JSON library's copy and dump recurse.
@@ -189,6 +193,9 @@ private:
   // The current text of an open document and its analysis (run now when out of date).
   Snapshot analysed(const std::string& uri);
   void analyseInBackground(const std::string& uri);
+  // One step of the workspace's warm-up (on the scheduler's worker): collects its modules the
+  // first time, then summarises runs of them until a document's analysis waits.
+  void warmUpWorkspace();
   // `publishEarly`: a large context's first collection publishes the buffer's own diagnostics
   // before summarising it (EarlyDiagnostics).
   std::shared_ptr<const BufferAnalysis> runAnalysis(const TextDocument& document,
@@ -221,6 +228,13 @@ private:
   // The context modules' summaries of the whole workspace (under analysisMutex_), module by
   // module: a collection summarises only what changed since any document's last one.
   LiveSummaries liveSummaries_;
+  // The workspace folder (initialize's workspaceFolders or rootUri), and its warm-up's modules
+  // (under analysisMutex_) until every one is summarised.
+  std::string workspaceRoot_;
+  std::optional<WorkspaceModules> warmUp_;
+  // Analyses on the reader's thread (a pull, a code action) waiting for analysisMutex_: the
+  // warm-up gives way to them between its runs.
+  std::atomic<int> analysesWaiting_{0};
   // Last: destroyed (and its worker joined) before the state its job uses.
   AnalysisScheduler scheduler_;
 };
@@ -322,6 +336,9 @@ void LanguageServer::notification(const std::string& method, const json& params)
   }
   if (!initialized_ || shutdown_) return; // LSP: drop notifications before initialize
   if (method == "initialized") {
+    if (options_.warmUp && !workspaceRoot_.empty()) {
+      scheduler_.schedule(std::string(kWarmUpJob), options_.warmUpDelay);
+    }
     if (!watchSupport_) return;
     // Ask the client to tell us when a configuration file or a Python file changes on disk: a
     // helper that an open document's context reads is re-summarised and the document's
@@ -380,6 +397,15 @@ json LanguageServer::initialize(const json& params) {
   watchSupport_ =
       member(member(workspace, "didChangeWatchedFiles"), "dynamicRegistration") == true;
   traceOn_ = member(params, "trace").is_string() && member(params, "trace") != "off";
+  // The first workspace folder, else the (deprecated) root URI or path.
+  const json& folders = member(params, "workspaceFolders");
+  if (folders.is_array() && !folders.empty()) {
+    workspaceRoot_ = pathFromUri(stringMember(folders.front(), "uri"));
+  } else if (member(params, "rootUri").is_string()) {
+    workspaceRoot_ = pathFromUri(stringMember(params, "rootUri"));
+  } else if (member(params, "rootPath").is_string()) {
+    workspaceRoot_ = stringMember(params, "rootPath");
+  }
   initialized_ = true;
 
   json serverCapabilities = {
@@ -600,7 +626,9 @@ void LanguageServer::settingsChanged() {
 
 std::shared_ptr<const BufferAnalysis> LanguageServer::runAnalysis(const TextDocument& document,
                                                                    bool publishEarly) {
-  std::lock_guard<std::mutex> lock(analysisMutex_);
+  ++analysesWaiting_;
+  std::unique_lock<std::mutex> lock(analysisMutex_);
+  --analysesWaiting_;
   std::shared_ptr<python::DocumentMemo>& memo = documentMemos_[document.uri()];
   if (!memo) memo = std::make_shared<python::DocumentMemo>();
   std::shared_ptr<ContextMemo>& contextMemo = contextMemos_[document.uri()];
@@ -663,6 +691,10 @@ LanguageServer::Snapshot LanguageServer::analysed(const std::string& uri) {
 }
 
 void LanguageServer::analyseInBackground(const std::string& uri) {
+  if (uri == kWarmUpJob) {
+    warmUpWorkspace();
+    return;
+  }
   std::optional<TextDocument> copy;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -684,6 +716,40 @@ void LanguageServer::analyseInBackground(const std::string& uri) {
   found->second.analysis = std::move(analysis);
   logProblemsLocked(found->second);
   publishLocked(found->second);
+}
+
+void LanguageServer::warmUpWorkspace() {
+  std::lock_guard<std::mutex> lock(analysisMutex_);
+  auto trace = [&](const std::string& message) {
+    if (traceOn_) notify("$/logTrace", {{"message", "gradlint: " + message}});
+  };
+  if (!warmUp_) {
+    warmUp_ = collectWorkspaceModules(workspaceRoot_, WarmUpLimits{});
+    trace(warmUp_->trace);
+    for (const std::string& problem : warmUp_->problems) log(kLogWarning, problem);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  // A document's analysis goes first: one scheduled on this worker, or one the reader's thread
+  // waits to run.
+  auto carryOn = [&] { return scheduler_.idle() && analysesWaiting_ == 0; };
+  LiveSummariesStats stats;
+  const bool done = liveSummaries_.warmUp(warmUp_->modules, contextSummaryOptions(),
+                                          options_.warmUpBatchModules, carryOn, stats);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!done) {
+    trace(fmt::format("workspace: warm-up paused for a document's analysis after summarising {} "
+                      "modules in {:.0f} ms",
+                      stats.summarised, ms));
+    scheduler_.schedule(std::string(kWarmUpJob));
+    return;
+  }
+  if (!warmUp_->modules.empty()) {
+    trace(fmt::format("workspace: warm-up done: summarised {} of {} modules in {:.0f} ms",
+                      stats.summarised, stats.modules, ms));
+  }
+  warmUp_->modules.clear();
+  warmUp_->modules.shrink_to_fit();
 }
 
 void LanguageServer::publishLocked(const OpenDocument& open) {

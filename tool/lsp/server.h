@@ -21,6 +21,14 @@ struct ServerOptions {
   // An opened document whose context has more modules than this first gets the diagnostics of
   // the document alone (EarlyDiagnostics in tool/lsp/analysis.h).
   size_t earlyDiagnosticsModules = 50;
+  // After `initialized`, summarise the workspace folder's modules in the background
+  // (tool/lsp/workspace_warm_up.h), so that documents opened later lower only themselves.
+  bool warmUp = true;
+  // How long after `initialized` it starts: the documents an editor opens with the workspace
+  // (its restored tabs) are analysed first.
+  std::chrono::milliseconds warmUpDelay{500};
+  // Modules per run of the warm-up: between runs it gives way to documents' analyses.
+  size_t warmUpBatchModules = 256;
 };
 
 // Serves requests from `in`, writing responses and notifications to `out`, until an `exit`
