@@ -72,8 +72,8 @@ def cpu_seconds(pid):
 
 
 class Server:
-    def __init__(self, binary, extra):
-        self.process = subprocess.Popen([binary, "server", "--debounce-ms", "0"] + extra,
+    def __init__(self, binary, extra=()):
+        self.process = subprocess.Popen([binary, "server", "--debounce-ms", "0", *extra],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def send(self, message):

@@ -30,6 +30,8 @@ void serve(const std::string& stream) {
   gradlint::lsp::ServerOptions options;
   options.debounce = std::chrono::milliseconds(0);
   options.maxMessageBytes = size_t{1} << 20; // the cap's code path, without 64 MiB inputs
+  // The workspace warm-up would read whatever folder of this machine an input names.
+  options.warmUp = false;
   (void)gradlint::lsp::runLanguageServer(in, out, options);
 }
 

@@ -27,7 +27,7 @@ void AnalysisScheduler::cancel(const std::string& uri) {
 
 bool AnalysisScheduler::idle() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return due_.empty();
+  return due_.empty() && !stopping_;
 }
 
 void AnalysisScheduler::stop() {

@@ -30,7 +30,8 @@ public:
   void schedule(const std::string& uri);
   void schedule(const std::string& uri, std::chrono::milliseconds delay);
   void cancel(const std::string& uri);
-  // Nothing is scheduled (the job running now aside): a long job can give way when false.
+  // Nothing is scheduled (the job running now aside) and no stop was asked: a long job gives
+  // way when false.
   bool idle();
   // Drops what is pending and joins the worker (after the job in progress, if any).
   void stop();

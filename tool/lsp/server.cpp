@@ -229,7 +229,7 @@ private:
   // module: a collection summarises only what changed since any document's last one.
   LiveSummaries liveSummaries_;
   // The workspace folder (initialize's workspaceFolders or rootUri), and its warm-up's modules
-  // (under analysisMutex_) until every one is summarised.
+  // until every one is summarised (only the scheduler's worker touches them).
   std::string workspaceRoot_;
   std::optional<WorkspaceModules> warmUp_;
   // Analyses on the reader's thread (a pull, a code action) waiting for analysisMutex_: the
@@ -719,15 +719,17 @@ void LanguageServer::analyseInBackground(const std::string& uri) {
 }
 
 void LanguageServer::warmUpWorkspace() {
-  std::lock_guard<std::mutex> lock(analysisMutex_);
   auto trace = [&](const std::string& message) {
     if (traceOn_) notify("$/logTrace", {{"message", "gradlint: " + message}});
   };
+  // Only this worker touches warmUp_; the collection shares nothing with analyses, which may
+  // run meanwhile on the reader's thread.
   if (!warmUp_) {
     warmUp_ = collectWorkspaceModules(workspaceRoot_, WarmUpLimits{});
     trace(warmUp_->trace);
     for (const std::string& problem : warmUp_->problems) log(kLogWarning, problem);
   }
+  std::lock_guard<std::mutex> lock(analysisMutex_);
   const auto start = std::chrono::steady_clock::now();
   // A document's analysis goes first: one scheduled on this worker, or one the reader's thread
   // waits to run.
