@@ -1,6 +1,7 @@
 #include "program/config.h"
 
 #include "checkers/ir/ascii.h"
+#include "program/discover.h"
 #include "program/engine.h"
 #include "rules/rule.h"
 
@@ -446,6 +447,17 @@ bool isExcluded(const Settings& settings, const fs::path& path) {
   const auto [relative, name] = relativeParts(settings, path);
   return std::any_of(settings.exclude.begin(), settings.exclude.end(),
                      [&](const std::string& glob) { return globMatches(glob, relative, name); });
+}
+
+void excludeByConfigurations(DiscoveryOptions& discovery, ConfigResolver& configs) {
+  discovery.isExcluded = [&configs](const std::string& path) {
+    const auto settings = configs.settingsForFile(std::string_view(path));
+    return !settings->exclude.empty() && isExcluded(*settings, path);
+  };
+  discovery.onFolderListed = [&configs](const std::string& folder,
+                                        const std::vector<std::string>& names) {
+    configs.noteFolderListing(folder, names);
+  };
 }
 
 } // namespace gradlint

@@ -92,6 +92,13 @@ private:
   std::unordered_set<std::string> withoutConfig_; // listed folders that hold no config file
 };
 
+struct DiscoveryOptions; // program/discover.h
+
+// Makes a discovery skip what the configurations exclude (a file or folder by the settings
+// that govern it: a folder's are its parent's) and tell `configs` each folder it lists.
+// `configs` must outlive the discovery.
+void excludeByConfigurations(DiscoveryOptions& discovery, ConfigResolver& configs);
+
 // The command line's part of rule selection.
 struct CliSelection {
   std::optional<std::vector<std::string>> select; // replaces the file's select and ignores

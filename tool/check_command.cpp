@@ -430,15 +430,7 @@ bool gatherInputs(CheckRun& run) {
       discovery.respectGitignore = !args.noRespectGitignore;
       discovery.forceExclude = args.forceExclude;
       discovery.includeCppSources = cppFlags;
-      discovery.isExcluded = [&](const std::string& path) {
-        // A folder is governed by its parent's settings, like a file.
-        const auto settings = configs.settingsForFile(std::string_view(path));
-        return !settings->exclude.empty() && isExcluded(*settings, path);
-      };
-      discovery.onFolderListed = [&](const std::string& folder,
-                                     const std::vector<std::string>& names) {
-        configs.noteFolderListing(folder, names);
-      };
+      excludeByConfigurations(discovery, configs);
       DiscoveryResult found = discoverFiles(roots, discovery);
       run.errors = std::move(found.errors);
       for (const std::string& warning : found.warnings) {

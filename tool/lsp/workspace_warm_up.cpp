@@ -26,14 +26,7 @@ WorkspaceModules collectWorkspaceModules(const std::string& root, const WarmUpLi
   try {
     ConfigResolver configs(std::nullopt);
     DiscoveryOptions discovery; // as `gradlint check ROOT`
-    discovery.isExcluded = [&](const std::string& path) {
-      const auto settings = configs.settingsForFile(std::string_view(path));
-      return !settings->exclude.empty() && isExcluded(*settings, path);
-    };
-    discovery.onFolderListed = [&](const std::string& listed,
-                                   const std::vector<std::string>& names) {
-      configs.noteFolderListing(listed, names);
-    };
+    excludeByConfigurations(discovery, configs);
     DiscoveryResult found = discoverFiles({folder.string()}, discovery);
     for (SourceFileRef& ref : found.files) {
       if (!isPythonPath(ref.path)) continue;
