@@ -158,6 +158,8 @@ def main():
         while True:
             message = server.receive()
             said = message.get("params", {}).get("message", "")
+            if message.get("method") == "$/logTrace" and "found in" in said:
+                print(said.split(": ", 1)[-1])
             if message.get("method") == "$/logTrace" and ("warm-up done" in said
                                                          or "no warm-up" in said):
                 break
