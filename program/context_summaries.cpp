@@ -6,6 +6,7 @@
 #include "program/config.h"
 #include "program/context_snapshot.h"
 #include "program/definition_slices.h"
+#include "program/dependency_order.h"
 #include "program/discover.h"
 #include "program/file_stat.h"
 #include "program/key_hasher.h"
@@ -66,9 +67,8 @@ void ContextCollector::keepSummaryGraph() {
 // A module's summaries depend on its own text and on the summaries of what it calls, which it
 // imports: its key is its text (and path) with the keys of the modules it asked for, checked
 // files included (by their text's hash). Import cycles make a strongly connected component one
-// unit, keyed on all of its members. The components are found with Tarjan's algorithm,
-// iteratively (an import chain can be deep), and come out callees first, so each one's targets
-// are keyed before it. `inputs` are the run's (each read context module's text is there).
+// unit, keyed on all of its members. `inputs` are the run's (each read context module's text
+// is there).
 void keySummaries(const ContextGraph& graph, const std::vector<FileInput>& inputs,
                   ContextReport& report) {
   const size_t count = graph.nodes.size();
@@ -127,72 +127,43 @@ void keySummaries(const ContextGraph& graph, const std::vector<FileInput>& input
       edges[i].push_back(rootOf(found->second));
     }
   }
-  constexpr size_t kUnvisited = SIZE_MAX;
-  std::vector<size_t> order(count, kUnvisited), low(count, 0), component(count, kUnvisited);
-  std::vector<char> onStack(count, 0);
-  std::vector<size_t> stack;
-  std::vector<std::pair<size_t, size_t>> calls; // (module, next edge)
+  // Components come callees first: each one's targets are keyed before it.
+  const DependencyOrder components = dependencyOrder(edges);
+  constexpr size_t kUnkeyed = SIZE_MAX;
+  std::vector<size_t> component(count, kUnkeyed);
   std::vector<std::string> componentKey;
   std::vector<std::string> memberKey(count);
-  size_t counter = 0;
-  auto visit = [&](size_t v) {
-    order[v] = low[v] = counter++;
-    stack.push_back(v);
-    onStack[v] = 1;
-    calls.emplace_back(v, 0);
-  };
-  for (size_t start = 0; start < count; ++start) {
-    if (order[start] != kUnvisited) continue;
-    visit(start);
-    while (!calls.empty()) {
-      const size_t v = calls.back().first;
-      if (calls.back().second < edges[v].size()) {
-        const size_t w = edges[v][calls.back().second++];
-        if (order[w] == kUnvisited) {
-          visit(w);
-        } else if (onStack[w]) {
-          low[v] = std::min(low[v], order[w]);
-        }
-        continue;
-      }
-      calls.pop_back();
-      if (!calls.empty()) low[calls.back().first] = std::min(low[calls.back().first], low[v]);
-      if (low[v] != order[v]) continue;
-      std::vector<size_t> members;
-      while (true) {
-        const size_t w = stack.back();
-        stack.pop_back();
-        onStack[w] = 0;
-        component[w] = componentKey.size();
-        members.push_back(w);
-        if (w == v) break;
-      }
-      std::sort(members.begin(), members.end(), [&](size_t a, size_t b) {
-        return graph.nodes[a].name < graph.nodes[b].name;
-      });
-      KeyHasher key;
-      for (size_t m : members) {
-        key.add(own[m]);
-        for (size_t w : edges[m]) {
-          key.add(graph.nodes[w].name);
-          if (component[w] == componentKey.size()) {
-            key.add("cycle"); // a member: its own key is in this one
-          } else {
-            key.add(componentKey[component[w]]);
-          }
-        }
-        for (const std::string& target : nowhere[m]) {
-          key.add("nowhere");
-          key.add(target);
+  size_t begin = 0;
+  for (const size_t end : components.ends) {
+    std::vector<size_t> members(components.order.begin() + begin,
+                                components.order.begin() + end);
+    begin = end;
+    for (size_t w : members) component[w] = componentKey.size();
+    std::sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+      return graph.nodes[a].name < graph.nodes[b].name;
+    });
+    KeyHasher key;
+    for (size_t m : members) {
+      key.add(own[m]);
+      for (size_t w : edges[m]) {
+        key.add(graph.nodes[w].name);
+        if (component[w] == componentKey.size()) {
+          key.add("cycle"); // a member: its own key is in this one
+        } else {
+          key.add(componentKey[component[w]]);
         }
       }
-      componentKey.push_back(key.hex());
-      for (size_t m : members) {
-        KeyHasher memberHash;
-        memberHash.add(componentKey.back());
-        memberHash.add(graph.nodes[m].name);
-        memberKey[m] = memberHash.hex();
+      for (const std::string& target : nowhere[m]) {
+        key.add("nowhere");
+        key.add(target);
       }
+    }
+    componentKey.push_back(key.hex());
+    for (size_t m : members) {
+      KeyHasher memberHash;
+      memberHash.add(componentKey.back());
+      memberHash.add(graph.nodes[m].name);
+      memberKey[m] = memberHash.hex();
     }
   }
   // The rules read how often, and where, the checked files' functions are called: a module

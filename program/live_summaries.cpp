@@ -1,6 +1,7 @@
 #include "program/live_summaries.h"
 
 #include "checkers/python/imports.h"
+#include "program/dependency_order.h"
 #include "program/key_hasher.h"
 #include "program/result_cache.h"
 #include "program/summary_store.h"
@@ -68,60 +69,6 @@ bool sameSummaries(const ir::SummaryTable& a, const ir::SummaryTable& b) {
   return true;
 }
 
-// The modules of `graph` (its edges: what each imports) in import order: Tarjan's algorithm
-// emits a strongly connected component after every component it reaches, so each module comes
-// after those it imports; the members of an import cycle are adjacent. Iterative: an import
-// chain thousands of modules long does not deepen the stack. Returns the order and where each
-// component ends in it.
-std::pair<std::vector<size_t>, std::vector<size_t>>
-importOrder(const std::vector<std::vector<size_t>>& graph) {
-  const size_t count = graph.size();
-  constexpr size_t kUnvisited = SIZE_MAX;
-  std::vector<size_t> index(count, kUnvisited), lowlink(count, 0);
-  std::vector<char> onStack(count, 0);
-  std::vector<size_t> stack, order, ends;
-  std::vector<std::pair<size_t, size_t>> frames; // (module, next edge to follow)
-  size_t nextIndex = 0;
-  for (size_t root = 0; root < count; ++root) {
-    if (index[root] != kUnvisited) continue;
-    frames.emplace_back(root, 0);
-    index[root] = lowlink[root] = nextIndex++;
-    stack.push_back(root);
-    onStack[root] = 1;
-    while (!frames.empty()) {
-      auto& [module, edge] = frames.back();
-      if (edge < graph[module].size()) {
-        const size_t target = graph[module][edge++];
-        if (index[target] == kUnvisited) {
-          index[target] = lowlink[target] = nextIndex++;
-          stack.push_back(target);
-          onStack[target] = 1;
-          frames.emplace_back(target, 0);
-        } else if (onStack[target]) {
-          lowlink[module] = std::min(lowlink[module], index[target]);
-        }
-        continue;
-      }
-      const size_t done = module;
-      frames.pop_back();
-      if (!frames.empty()) {
-        const size_t parent = frames.back().first;
-        lowlink[parent] = std::min(lowlink[parent], lowlink[done]);
-      }
-      if (lowlink[done] != index[done]) continue;
-      size_t member = 0;
-      do {
-        member = stack.back();
-        stack.pop_back();
-        onStack[member] = 0;
-        order.push_back(member);
-      } while (member != done);
-      ends.push_back(order.size());
-    }
-  }
-  return {std::move(order), std::move(ends)};
-}
-
 } // namespace
 
 bool LiveSummaries::warmUp(const std::vector<FileInput>& modules, const CheckOptions& options,
@@ -133,7 +80,7 @@ bool LiveSummaries::warmUp(const std::vector<FileInput>& modules, const CheckOpt
   for (size_t i = 0; i < modules.size(); ++i) byName.emplace(modules[i].ref.moduleName, i);
   std::vector<std::vector<size_t>> imports(modules.size());
   for (size_t i = 0; i < modules.size(); ++i) imports[i] = importedModules(modules[i], byName);
-  const auto [order, ends] = importOrder(imports);
+  const auto [order, ends] = dependencyOrder(imports);
   std::vector<FileInput> run;
   run.reserve(modules.size());
   size_t taken = 0;
