@@ -429,7 +429,7 @@ bool rulesMayReport(const std::vector<ir::UnitDigest>& digests, const ir::Summar
   for (const ir::UnitDigest& digest : digests) {
     for (const ir::UnitDigest::Call& called : digest.calls) {
       call.kind = called.kind;
-      call.callee.assign(called.callee);
+      call.callee = called.callee;
       call.importsModule = called.importsModule;
       if (summaries.findFor(call) != nullptr) return true;
     }

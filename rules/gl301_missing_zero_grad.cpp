@@ -31,7 +31,7 @@ public:
             "`{}` applies the gradients, but nothing resets them before the next `backward()`: "
             "each step adds its gradients to ones already applied, so updates grow step after "
             "step",
-            step.spelled.empty() ? std::string("step()") : step.spelled + "()");
+            step.spelled.empty() ? std::string("step()") : step.spelled.str() + "()");
         diagnostic.help = fmt::format(
             "call `optimizer.zero_grad()` (or `{}`) once per step, e.g. at the top of the loop "
             "body or right after `step()`",

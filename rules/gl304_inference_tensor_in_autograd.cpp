@@ -34,11 +34,11 @@ public:
         const ir::Event& use = fn.nodes[id].event;
         // A view (`y = x.detach()`) is the same inference tensor, not a use: the computation
         // that uses it is reported.
-        if (use.kind != ir::EventKind::Assign || use.freshValue || use.regionDisablesGrad ||
-            !use.viewOf.empty() || !feedsBackward.count(use.var)) {
+        if (use.kind != ir::EventKind::Assign || use.sources().freshValue ||
+            use.regionDisablesGrad || !use.viewOf.empty() || !feedsBackward.count(use.var)) {
           continue;
         }
-        for (const std::string& dep : use.deps) {
+        for (const std::string& dep : use.sources().deps) {
           if (dep == use.var) continue;
           const std::vector<ir::NodeId> defs = definitions.reaching(id, dep);
           auto inference = std::find_if(defs.begin(), defs.end(),
@@ -78,10 +78,11 @@ public:
       grew = false;
       for (const ir::Node& node : fn.nodes) {
         const ir::Event& event = node.event;
-        if (event.kind != ir::EventKind::Assign || event.freshValue || !reached.count(event.var)) {
+        if (event.kind != ir::EventKind::Assign || event.sources().freshValue ||
+            !reached.count(event.var)) {
           continue;
         }
-        for (const std::string& dep : event.deps) grew |= reached.insert(dep).second;
+        for (const std::string& dep : event.sources().deps) grew |= reached.insert(dep).second;
       }
     }
     return reached;

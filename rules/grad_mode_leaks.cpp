@@ -106,7 +106,8 @@ std::string describeToggle(const ir::FunctionIR& fn, ir::NodeId toggle, ir::Lang
   if (language == ir::Language::Cpp) {
     // As written: `at::GradMode::set_enabled(false)`, `c10::GradMode::set_enabled(mode)`.
     const std::string& callee = event.spelled.empty() ? event.callee : event.spelled;
-    std::string argument = event.argVars.empty() ? std::string() : event.argVars.front();
+    const std::vector<ir::InternedString>& argVars = event.call().argVars;
+    std::string argument = argVars.empty() ? std::string() : argVars.front().str();
     if (argument.empty()) {
       argument = event.value == ir::GradValue::Enabled    ? "true"
                  : event.value == ir::GradValue::Disabled ? "false"
@@ -375,7 +376,7 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
       const ImportChain chain = importChain(context.summaries(), toggle);
       who = chain.cut ? std::string("the top level of a module it imports")
                       : fmt::format("the top level of `{}`", chain.modules.empty()
-                                                                 ? toggle.callee
+                                                                 ? toggle.callee.str()
                                                                  : chain.modules.back());
     } else {
       who = fmt::format("`{}`", shortName(toggle.callee));
@@ -385,7 +386,7 @@ Diagnostic leakDiagnostic(RuleContext& context, size_t unitIndex, const ir::Leak
     }
   } else if (isClassWithEvent(toggle)) {
     const char* method = toggle.kind == EventKind::EnterGuard ? "__enter__" : "__exit__";
-    summary = context.summaries().find(toggle.callee + "." + method);
+    summary = context.summaries().find(toggle.callee.str() + "." + method);
     who = fmt::format("`{}.{}`", shortName(toggle.callee), method);
   }
   if (summary != nullptr && !summary->togglePath.empty()) {

@@ -27,7 +27,7 @@ std::unordered_set<std::string> backwardInputs(const ir::FunctionIR& fn, const s
       if (event.kind != EventKind::Assign || event.regionDisablesGrad || !reached.count(event.var)) {
         continue;
       }
-      for (const std::string& dep : event.deps) grew |= reached.insert(dep).second;
+      for (const std::string& dep : event.sources().deps) grew |= reached.insert(dep).second;
     }
   }
   // A name bound only under no_grad holds no graph, whatever it aliases (`targets =
@@ -74,10 +74,10 @@ void analyzeUnit(RuleContext& context, size_t unitIndex, PlacementFact entry,
       for (const std::string& input : backwardInputs(fn, event.var)) {
         trained.push_back(aliases.resolve(input));
       }
-    } else if (event.kind == EventKind::Backward && !event.deps.empty()) {
+    } else if (event.kind == EventKind::Backward && !event.sources().deps.empty()) {
       // An unnamed output's backward (`model(**batch).loss.backward()`): what it was computed
       // by, the module called.
-      for (const std::string& dep : event.deps) {
+      for (const std::string& dep : event.sources().deps) {
         for (const std::string& input : backwardInputs(fn, dep)) {
           trained.push_back(aliases.resolve(input));
         }

@@ -90,7 +90,8 @@ public:
     }
     // An optimizer built anew over new leaf tensors (`opt = torch.optim.SGD([x_in])` each
     // iteration) holds no gradient yet: the steps of the one it replaces are done with.
-    if (node.event.kind == EventKind::Assign && node.event.freshValue && !out.pendingSteps.empty()) {
+    if (node.event.kind == EventKind::Assign && node.event.sources().freshValue &&
+        !out.pendingSteps.empty()) {
       std::erase_if(out.pendingSteps, [&](NodeId pending) {
         return (*fnNodes_)[pending].event.var == node.event.var;
       });
@@ -237,7 +238,7 @@ DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
   causes_.assign(fn_.nodes.size(), ir::SourceRange{});
   for (NodeId id = 0; id < fn_.nodes.size(); ++id) {
     const ir::Event& event = fn_.nodes[id].event;
-    if (event.kind != EventKind::Assign || event.freshValue) continue;
+    if (event.kind != EventKind::Assign || event.sources().freshValue) continue;
     const std::optional<ir::SourceRange> cause = gradDisabledCause(context, unitIndex, id);
     if (!cause) continue;
     disabled_[id] = true;

@@ -27,7 +27,7 @@ NodeId UnitLowerer::newNode(Event event) {
 
 void UnitLowerer::link(NodeId from, NodeId to) {
   if (from == kNoNode || to == kNoNode) return;
-  std::vector<NodeId>& succs = fn_.nodes[from].succs;
+  ir::Successors& succs = fn_.nodes[from].succs;
   if (std::find(succs.begin(), succs.end(), to) == succs.end()) succs.push_back(to);
 }
 
@@ -348,7 +348,7 @@ void UnitLowerer::lowerSetEnabled(const clang::CallExpr* call, const std::string
   event.value = modeArgument(argument);
   if (argument != nullptr) {
     const std::string written = textOf(argument->getSourceRange());
-    event.argVars.push_back(written);
+    event.writeCall().argVars.emplace_back(written);
   }
   if (event.value == ir::GradValue::Unknown && argument != nullptr) {
     const clang::Expr* value = argument->IgnoreParenImpCasts();
@@ -422,18 +422,20 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
   event.resultDiscarded = resultDiscarded(call);
   event.var = assignedTo(call);
   event.range = rangeOf(call);
+  ir::CallArguments arguments;
   for (const clang::Expr* argument : call->arguments()) {
     const clang::Expr* value = argument->IgnoreParenImpCasts();
     const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(value);
-    event.argVars.push_back(ref != nullptr && llvm::isa<clang::VarDecl>(ref->getDecl())
-                                ? varName(ref->getDecl())
-                                : std::string());
+    arguments.argVars.emplace_back(ref != nullptr && llvm::isa<clang::VarDecl>(ref->getDecl())
+                                       ? varName(ref->getDecl())
+                                       : std::string());
     int8_t literal = -1;
     if (const auto* boolean = llvm::dyn_cast<clang::CXXBoolLiteralExpr>(value)) {
       literal = boolean->getValue() ? 1 : 0;
     }
-    event.argBools.push_back(literal);
+    arguments.argBools.push_back(literal);
   }
+  if (!arguments.empty()) event.writeCall() = std::move(arguments);
   emit(std::move(event), call);
 }
 
@@ -551,6 +553,7 @@ void UnitLowerer::lowerAssign(const std::string& var, const clang::Expr* value,
   // The names the value is computed from (not in nested lambdas, nor in the object of a
   // `clone()`: a copy is a new tensor, whatever mode made what it copies, so `head(x.clone())`
   // does not depend on how `x` was made).
+  std::vector<std::string> deps;
   std::vector<const clang::Stmt*> stack{value};
   while (!stack.empty()) {
     const clang::Stmt* stmt = stack.back();
@@ -559,21 +562,26 @@ void UnitLowerer::lowerAssign(const std::string& var, const clang::Expr* value,
     if (stmt != value && isTensorClone(stmt)) continue;
     if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(stmt);
         ref != nullptr && llvm::isa<clang::VarDecl>(ref->getDecl())) {
-      assign.deps.push_back(varName(ref->getDecl()));
+      deps.push_back(varName(ref->getDecl()));
       continue;
     }
     if (const auto* field = llvm::dyn_cast<clang::MemberExpr>(stmt);
         field != nullptr &&
         llvm::isa<clang::CXXThisExpr>(field->getBase()->IgnoreParenImpCasts())) {
-      assign.deps.push_back(field->getMemberDecl()->getNameAsString());
+      deps.push_back(field->getMemberDecl()->getNameAsString());
       continue;
     }
     for (const clang::Stmt* child : stmt->children()) stack.push_back(child);
   }
-  std::sort(assign.deps.begin(), assign.deps.end());
-  assign.deps.erase(std::unique(assign.deps.begin(), assign.deps.end()), assign.deps.end());
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
   // `x.clone()` copies: not a view of what it was computed from.
-  assign.freshValue = isTensorClone(strip(value));
+  const bool freshValue = isTensorClone(strip(value));
+  if (!deps.empty() || freshValue) {
+    ir::ValueSources& sources = assign.writeSources();
+    sources.deps.assign(deps.begin(), deps.end());
+    sources.freshValue = freshValue;
+  }
   emit(std::move(assign), at);
 }
 
@@ -884,7 +892,7 @@ void UnitLowerer::lowerSyntacticFindings() {
     for (const clang::Expr* argument : arguments) {
       const clang::Expr* value = argument->IgnoreParenImpCasts();
       const auto* boolean = llvm::dyn_cast<clang::CXXBoolLiteralExpr>(value);
-      enter.argBools.push_back(boolean == nullptr ? -1 : boolean->getValue() ? 1 : 0);
+      enter.writeCall().argBools.push_back(boolean == nullptr ? -1 : boolean->getValue() ? 1 : 0);
     }
     Event exit;
     exit.kind = EventKind::ExitGuard;

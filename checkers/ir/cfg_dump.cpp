@@ -19,9 +19,9 @@ std::string dumpCfg(const FunctionIR& fn) {
     case EventKind::RestoreArg: out += fmt::format("(arg {})", event.argIndex); break;
     default: break;
     }
-    if (!event.callee.empty()) out += " " + event.callee;
-    if (!event.var.empty()) out += " var=" + event.var;
-    for (const std::string& component : event.components) out += " +" + component;
+    if (!event.callee.empty()) out += " " + event.callee.str();
+    if (!event.var.empty()) out += " var=" + event.var.str();
+    for (const std::string& component : event.sources().components) out += " +" + component;
     if (event.kind != EventKind::Entry && event.kind != EventKind::NormalExit &&
         event.kind != EventKind::ExceptionalExit && event.kind != EventKind::Nop) {
       out += fmt::format(" @{}:{}", event.range.startLine + 1, event.range.startColumn + 1);

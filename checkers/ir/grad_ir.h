@@ -2,7 +2,11 @@
 // events that matter for gradient state. Both frontends lower to it; every rule reads it.
 #pragma once
 
+#include "checkers/ir/interned_string.h"
+
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,6 +94,58 @@ std::string_view toString(GuardKind kind);
 // How the grad-mode API was spelled, for rules that care about more than the effect.
 enum class ApiFlavor : uint8_t { Public, Private, ContextEnteredByHand };
 
+// Room for a value allocated only once something is stored in it: most events never hold one
+// (a run keeps every lowered node until its rules are done). Reading an empty one sees T{}.
+template <class T>
+class AllocatedOnWrite {
+public:
+  AllocatedOnWrite() = default;
+  AllocatedOnWrite(const AllocatedOnWrite& other)
+      : value_(other.value_ ? std::make_unique<T>(*other.value_) : nullptr) {}
+  AllocatedOnWrite(AllocatedOnWrite&&) noexcept = default;
+  AllocatedOnWrite& operator=(const AllocatedOnWrite& other) {
+    if (this != &other) value_ = other.value_ ? std::make_unique<T>(*other.value_) : nullptr;
+    return *this;
+  }
+  AllocatedOnWrite& operator=(AllocatedOnWrite&&) noexcept = default;
+
+  const T& read() const {
+    static const T kEmpty{};
+    return value_ ? *value_ : kEmpty;
+  }
+  T& write() {
+    if (!value_) value_ = std::make_unique<T>();
+    return *value_;
+  }
+
+private:
+  std::unique_ptr<T> value_;
+};
+
+// A call's arguments, as far as rules look at them.
+struct CallArguments {
+  std::vector<InternedString> argVars; // arguments that are plain names ("" otherwise)
+  std::vector<int8_t> argBools;        // 1/0 for literal True/False arguments, -1 otherwise
+  std::vector<std::pair<InternedString, InternedString>> keywordVars; // name=variable arguments
+  // Every keyword argument's name with 1/0 for a literal True/False value, -1 otherwise.
+  std::vector<std::pair<InternedString, int8_t>> keywordBools;
+  bool argsSplat = false; // a `*args` or `**kwargs` argument (omitted ones are unknown)
+
+  bool empty() const {
+    return argVars.empty() && argBools.empty() && keywordVars.empty() && keywordBools.empty() &&
+           !argsSplat;
+  }
+};
+
+// Where an assigned (Assign) or composed (Compose) value comes from.
+struct ValueSources {
+  std::vector<InternedString> deps;       // Assign: names the value was computed from
+  std::vector<InternedString> components; // Compose: the objects var now holds
+  bool freshValue = false;                // Assign: the value is a copy (`x.clone()`), not a view
+
+  bool empty() const { return deps.empty() && components.empty() && !freshValue; }
+};
+
 struct Event {
   EventKind kind = EventKind::Nop;
   GradValue value = GradValue::Unknown; // SetGrad
@@ -101,31 +157,31 @@ struct Event {
   bool guardNotCalled = false;  // EnterGuard: `with torch.no_grad:` (the class, not an instance)
   bool guardTemporary = false;  // EnterGuard (C++): an unnamed temporary `T();`, destroyed (and
                                 // so exited) at the end of its statement
-  int32_t argIndex = -1;        // RestoreArg: which parameter
-  SourceRange range;
-  std::string callee;   // Call/SetGrad/EnterGuard: resolved qualified name (or spelled name)
-                        // Assign/Return: the function called for the value (`m = load()`)
-  std::string var;      // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
-  std::vector<std::string> argVars; // Call: arguments that are plain names ("" otherwise)
-  std::vector<int8_t> argBools;     // Call: 1/0 for literal True/False arguments, -1 otherwise
-  std::vector<std::pair<std::string, std::string>> keywordVars; // Call: name=variable arguments
-  // Call: every keyword argument's name with 1/0 for a literal True/False value, -1 otherwise.
-  std::vector<std::pair<std::string, int8_t>> keywordBools;
-  bool argsSplat = false; // Call: a `*args` or `**kwargs` argument (omitted ones are unknown)
-  std::string spelled;              // Call: the callee as written (`self.model`, `opt.step`)
-  std::vector<std::string> deps;    // Assign: names the value was computed from
-  bool freshValue = false;          // Assign: the value is a copy (`x.clone()`), not a view
-  std::string aliasOf;              // Assign: `unet = pipe.unet` -> "pipe.unet"
-  std::string viewOf;               // Assign: `y = x.detach()` -> "x" (a view of the same data)
-  bool mayOffload = false;          // Offload: only possibly (device_map="auto", a variable)
+  bool mayOffload = false;      // Offload: only possibly (device_map="auto", a variable)
   PlacementScope placement = PlacementScope::Hooks; // Offload/ResetPlacement
-  std::vector<std::string> components; // Compose: the objects var now holds
   // Where the event sits: loop nesting, and the innermost lexical grad-mode region (with-block
   // or function decorator) with the node that entered it (kNoNode for a decorator).
-  uint16_t loopDepth = 0;
   GuardKind region = GuardKind::Other;
   bool regionDisablesGrad = false;
+  uint16_t loopDepth = 0;
   uint32_t regionEnter = UINT32_MAX;
+  int32_t argIndex = -1; // RestoreArg: which parameter
+  SourceRange range;
+  InternedString callee;  // Call/SetGrad/EnterGuard: resolved qualified name (or spelled name)
+                          // Assign/Return: the function called for the value (`m = load()`)
+  InternedString var;     // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
+  InternedString spelled; // Call: the callee as written (`self.model`, `opt.step`)
+  InternedString aliasOf; // Assign: `unet = pipe.unet` -> "pipe.unet"
+  InternedString viewOf;  // Assign: `y = x.detach()` -> "x" (a view of the same data)
+
+  const CallArguments& call() const { return call_.read(); }
+  CallArguments& writeCall() { return call_.write(); }
+  const ValueSources& sources() const { return sources_.read(); }
+  ValueSources& writeSources() { return sources_.write(); }
+
+private:
+  AllocatedOnWrite<CallArguments> call_;
+  AllocatedOnWrite<ValueSources> sources_;
 };
 
 // The save slot of a with-item (or a context object made by the call) starting at `startByte`:
@@ -135,9 +191,70 @@ std::string contextSlot(uint32_t startByte);
 using NodeId = uint32_t;
 inline constexpr NodeId kNoNode = UINT32_MAX;
 
+// A node's normal successors: nearly always one or two, kept in the node; more go to the heap.
+class Successors {
+public:
+  Successors() = default;
+  Successors(const Successors& other) { *this = other; }
+  Successors& operator=(const Successors& other) {
+    if (this == &other) return *this;
+    clear();
+    for (NodeId id : other) push_back(id);
+    return *this;
+  }
+  Successors(Successors&& other) noexcept { *this = std::move(other); }
+  Successors& operator=(Successors&& other) noexcept {
+    if (this == &other) return *this;
+    clear();
+    size_ = std::exchange(other.size_, 0);
+    capacity_ = std::exchange(other.capacity_, kInline);
+    if (capacity_ > kInline) {
+      heap_ = std::exchange(other.heap_, nullptr);
+    } else {
+      std::copy_n(other.inline_, size_, inline_);
+    }
+    return *this;
+  }
+  ~Successors() { clear(); }
+
+  void push_back(NodeId id) {
+    if (size_ == capacity_) grow();
+    data()[size_++] = id;
+  }
+  void clear() {
+    if (capacity_ > kInline) delete[] heap_;
+    size_ = 0;
+    capacity_ = kInline;
+  }
+  const NodeId* begin() const { return data(); }
+  const NodeId* end() const { return data() + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  NodeId operator[](size_t i) const { return data()[i]; }
+
+private:
+  static constexpr uint32_t kInline = 2;
+  NodeId* data() { return capacity_ > kInline ? heap_ : inline_; }
+  const NodeId* data() const { return capacity_ > kInline ? heap_ : inline_; }
+  void grow() {
+    auto* grown = new NodeId[capacity_ * 2];
+    std::copy_n(data(), size_, grown);
+    if (capacity_ > kInline) delete[] heap_;
+    heap_ = grown;
+    capacity_ *= 2;
+  }
+
+  uint32_t size_ = 0;
+  uint32_t capacity_ = kInline;
+  union {
+    NodeId inline_[kInline] = {};
+    NodeId* heap_;
+  };
+};
+
 struct Node {
   Event event;
-  std::vector<NodeId> succs; // normal successors
+  Successors succs; // normal successors
   NodeId exceptionSucc = kNoNode; // where an exception raised by this event goes
 };
 

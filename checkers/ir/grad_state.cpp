@@ -236,8 +236,9 @@ bool passesFalse(const Event& call, const FunctionSummary& summary) {
 
 } // namespace
 
-ModeArgument modeArgument(const Event& call, const FunctionSummary& summary, size_t k) {
+ModeArgument modeArgument(const Event& event, const FunctionSummary& summary, size_t k) {
   using Kind = ModeArgument::Kind;
+  const CallArguments& call = event.call();
   ModeArgument argument;
   if (k >= summary.restoresArgs.size()) return argument;
   const int index = summary.restoresArgs[k];

@@ -175,7 +175,7 @@ struct ModeArgument {
   std::string name;       // Kind::Name: the variable passed
   bool byDefault = false; // omitted: the parameter's default value
 };
-ModeArgument modeArgument(const Event& call, const FunctionSummary& summary, size_t k);
+ModeArgument modeArgument(const Event& event, const FunctionSummary& summary, size_t k);
 
 // A node that starts a toggle: SetGrad that may disable, or a call to a function whose summary
 // says it may return with grad disabled.

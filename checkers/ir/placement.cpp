@@ -141,7 +141,7 @@ public:
     case EventKind::Compose: {
       PlacementFact out = in;
       const std::string container = aliases_.resolve(event.var);
-      for (const std::string& component : event.components) {
+      for (const std::string& component : event.sources().components) {
         const std::string path = aliases_.resolve(component);
         if (path != container && !within(path, container)) {
           insertSorted(out.components, ComponentLink{container, path});
@@ -183,8 +183,8 @@ private:
   }
 
   PlacementFact rebind(const Event& event, const PlacementFact& in) const {
-    if (in.empty() ||
-        std::find(event.deps.begin(), event.deps.end(), event.var) != event.deps.end()) {
+    const std::vector<InternedString>& deps = event.sources().deps;
+    if (in.empty() || std::find(deps.begin(), deps.end(), event.var) != deps.end()) {
       return in;
     }
     PlacementFact out = in;
@@ -223,8 +223,8 @@ private:
     };
     for (size_t i = 0; i < summary->offloadsArgs.size(); ++i) {
       const auto at = static_cast<size_t>(summary->offloadsArgs[i]);
-      if (at < event.argVars.size()) offload(event.argVars[at]);
-      for (const auto& [name, var] : event.keywordVars) {
+      if (at < event.call().argVars.size()) offload(event.call().argVars[at]);
+      for (const auto& [name, var] : event.call().keywordVars) {
         if (name == summary->offloadsParams[i]) offload(var);
       }
     }

@@ -306,6 +306,7 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
   event.resultDiscarded = role == Role::Discarded;
   if (role == Role::Assigned) event.var = std::string(target);
   event.range = rangeOf(call);
+  CallArguments arguments;
   bool positionalDone = false;
   for (TSNode argument : children(field(call, f.arguments))) {
     const Kind kind = kindOf(argument);
@@ -313,26 +314,29 @@ void UnitLowerer::lowerCall(TSNode call, Role role, std::string_view target) {
       TSNode value = unparenthesize(field(argument, f.value));
       const Kind valueKind = kindOf(value);
       const std::string_view name = text(field(argument, f.name), source_);
-      if (valueKind == Kind::identifier) event.keywordVars.emplace_back(name, text(value, source_));
-      event.keywordBools.emplace_back(name, valueKind == Kind::true_    ? 1
-                                            : valueKind == Kind::false_ ? 0
-                                                                        : -1);
+      if (valueKind == Kind::identifier) {
+        arguments.keywordVars.emplace_back(name, text(value, source_));
+      }
+      arguments.keywordBools.emplace_back(name, valueKind == Kind::true_    ? 1
+                                                : valueKind == Kind::false_ ? 0
+                                                                            : -1);
       continue;
     }
     if (kind == Kind::comment) continue;
     // Only the positional arguments before any *args line up with parameters.
     if (kind == Kind::list_splat || kind == Kind::dictionary_splat) {
       positionalDone = true;
-      event.argsSplat = true;
+      arguments.argsSplat = true;
     }
     if (positionalDone) continue;
     TSNode value = unparenthesize(argument);
-    event.argVars.emplace_back(kindOf(value) == Kind::identifier ? text(value, source_)
-                                                                 : std::string_view());
-    event.argBools.push_back(kindOf(value) == Kind::true_ ? 1
-                             : kindOf(value) == Kind::false_ ? 0
-                                                             : -1);
+    arguments.argVars.emplace_back(kindOf(value) == Kind::identifier ? text(value, source_)
+                                                                     : std::string_view());
+    arguments.argBools.push_back(kindOf(value) == Kind::true_    ? 1
+                                 : kindOf(value) == Kind::false_ ? 0
+                                                                 : -1);
   }
+  if (!arguments.empty()) event.writeCall() = std::move(arguments);
   emit(event);
   if (role == Role::WithItem) {
     Event enter;
@@ -776,7 +780,10 @@ bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::str
     // A value with no name, a module's output (`model(**batch).loss.backward()`): the backward
     // reaches what it is computed from, the module called among them, as through a name bound
     // to it. Dependencies, not the value: the module is not the tensor differentiated.
-    if (event.var.empty() && !takesValue) event.deps = valueDependencies(receiver, source_);
+    if (event.var.empty() && !takesValue) {
+      const std::vector<std::string> deps = valueDependencies(receiver, source_);
+      if (!deps.empty()) event.writeSources().deps.assign(deps.begin(), deps.end());
+    }
   } else if (method == "step") {
     if (receiverText.find("scaler") != std::string_view::npos) {
       event.var = std::string(text(firstPositionalArgument(call), source_)); // scaler.step(opt)
@@ -856,7 +863,7 @@ void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
     for (TSNode entry : children(value)) {
       if (kindOf(entry) != Kind::pair) continue;
       std::string component = componentObject(field(entry, f.value), source_);
-      if (!component.empty()) event.components.push_back(std::move(component));
+      if (!component.empty()) event.writeSources().components.emplace_back(component);
     }
   } else {
     TSNode function = unparenthesize(field(value, f.function));
@@ -891,14 +898,14 @@ void UnitLowerer::lowerComponents(const std::string& target, TSNode value,
         component = componentObject(argument, source_);
       }
       if (kind != Kind::keyword_argument) first = false;
-      if (!component.empty()) event.components.push_back(std::move(component));
+      if (!component.empty()) event.writeSources().components.emplace_back(component);
     }
     if (trainer.style != catalog::TrainerStyle::None) {
       trainers_[target] = {trainer, callee.substr(callee.rfind('.') + 1)};
       event.callee = callee;
     }
   }
-  if (!event.components.empty()) emit(event);
+  if (!event.sources().components.empty()) emit(event);
 }
 
 UnitLowerer::DeviceMapCheck UnitLowerer::deviceMapCheck(TSNode expression) const {

@@ -404,8 +404,11 @@ void UnitLowerer::emitAssign(TSNode at, std::string var, std::vector<std::string
   Event assign;
   assign.kind = EventKind::Assign;
   assign.var = std::move(var);
-  assign.deps = std::move(deps);
-  assign.freshValue = freshValue;
+  if (!deps.empty() || freshValue) {
+    ValueSources& sources = assign.writeSources();
+    sources.deps.assign(deps.begin(), deps.end());
+    sources.freshValue = freshValue;
+  }
   assign.range = rangeOf(at);
   const std::string bound = assign.var;
   lastAssign_[bound] = emit(assign);
@@ -468,7 +471,7 @@ bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee
     if (bound == lastAssign_.end() || bound->second == kNoNode || bound->second <= since) {
       return false;
     }
-    const std::vector<std::string>& deps = fn_.nodes[bound->second].event.deps;
+    const std::vector<InternedString>& deps = fn_.nodes[bound->second].event.sources().deps;
     return !model || std::find(deps.begin(), deps.end(), var) == deps.end();
   };
   // `torch.optim.SGD(model.parameters())` where the loop built `model` anew: a new model's
@@ -484,8 +487,8 @@ bool UnitLowerer::optimizerOverNewLeaves(TSNode value, const std::string& callee
   // from a new model's parameters). What is appended to it later is not looked at.
   if (kindOf(first) == Kind::identifier) {
     if (!boundAnew(first)) return false;
-    const std::vector<std::string>& deps =
-        fn_.nodes[lastAssign_.at(std::string(text(first, source_)))].event.deps;
+    const std::vector<InternedString>& deps =
+        fn_.nodes[lastAssign_.at(std::string(text(first, source_)))].event.sources().deps;
     return std::all_of(deps.begin(), deps.end(), [&](const std::string& dep) {
       const auto bound = lastAssign_.find(dep);
       return bound != lastAssign_.end() && bound->second != kNoNode && bound->second > since;
@@ -947,7 +950,7 @@ void UnitLowerer::lowerWith(TSNode statement, int depth) {
       }
       Cleanup cleanup;
       cleanup.guard = entered.guard;
-      cleanup.key = entered.kind == EventKind::EnterGuard ? entered.var : std::string();
+      cleanup.key = entered.kind == EventKind::EnterGuard ? entered.var.str() : std::string();
       if (entered.kind == EventKind::EnterGuard) cleanup.callee = entered.callee;
       cleanup.range = rangeOf(value);
       cleanups_.push_back(cleanup);

@@ -364,16 +364,16 @@ void markThreadBodies(ir::ModuleIR& module) {
       const ir::Event& event = node.event;
       if (event.kind != ir::EventKind::Call) continue;
       const size_t dot = event.callee.rfind('.');
-      called.insert(dot == std::string::npos ? event.callee : event.callee.substr(dot + 1));
+      called.insert(dot == std::string::npos ? event.callee.str() : event.callee.substr(dot + 1));
       if (event.callee == "threading.Thread") {
-        for (const auto& [keyword, name] : event.keywordVars) {
+        for (const auto& [keyword, name] : event.call().keywordVars) {
           if (keyword == "target") handed.insert(name);
         }
       }
       const std::string_view spelled = event.spelled;
       if ((spelled.ends_with(".submit") || spelled.ends_with(".map")) &&
-          !event.argVars.empty() && !event.argVars.front().empty()) {
-        handed.insert(event.argVars.front());
+          !event.call().argVars.empty() && !event.call().argVars.front().empty()) {
+        handed.insert(event.call().argVars.front());
       }
     }
   }

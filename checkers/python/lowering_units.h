@@ -24,10 +24,13 @@
 
 namespace gradlint::python::detail {
 
+using ir::CallArguments;
 using ir::Event;
 using ir::EventKind;
+using ir::InternedString;
 using ir::kNoNode;
 using ir::NodeId;
+using ir::ValueSources;
 using catalog::GradApi;
 
 // Guards against pathological `finally` duplication (each jump through a `finally` copies it).
