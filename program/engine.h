@@ -53,9 +53,9 @@ struct CheckOptions {
 struct FileInput {
   SourceFileRef ref;
   std::optional<std::string> contents; // set for stdin, and for text being fixed
-  // The codes of the rules to run on this file (from its configuration); unset: the run's
-  // selection from CheckOptions.
-  std::optional<std::vector<std::string>> enabledRules;
+  // The codes of the rules to run on this file (from its configuration); null: the run's
+  // selection from CheckOptions. Shared: the files under one configuration run the same rules.
+  std::shared_ptr<const std::vector<std::string>> enabledRules;
   // Python: what the previous analysis of this buffer left, to parse and lower only what changed
   // (the LSP server keeps one per open document). Changes no result.
   std::shared_ptr<python::DocumentMemo> documentMemo;

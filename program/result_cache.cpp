@@ -189,7 +189,7 @@ std::string runKey(const std::vector<FileInput>& inputs, const CheckOptions& opt
             static_cast<uint64_t>(input.ref.isPackageInit) << 1 |
             static_cast<uint64_t>(input.ref.inPackage));
     key.add(input.origin);
-    key.add(static_cast<uint64_t>(input.enabledRules.has_value()));
+    key.add(static_cast<uint64_t>(input.enabledRules != nullptr));
     if (input.enabledRules) {
       key.add(static_cast<uint64_t>(input.enabledRules->size()));
       for (const std::string& code : *input.enabledRules) key.add(code);

@@ -454,16 +454,21 @@ bool gatherInputs(CheckRun& run) {
     }
     // Each file runs the rules its nearest configuration and the command line select.
     // Without per-file ignores the answer is the same for every file under one configuration.
-    std::unordered_map<const Settings*, std::vector<std::string>> rulesBySettings;
+    std::unordered_map<const Settings*, std::shared_ptr<const std::vector<std::string>>>
+        rulesBySettings;
     for (FileInput& input : inputs) {
       const std::filesystem::path path = input.ref.path;
       const std::shared_ptr<const Settings> settings = configs.settingsForFile(path);
       if (!settings->perFileIgnores.empty()) {
-        input.enabledRules = enabledRules(*settings, run.cli, path);
+        input.enabledRules =
+            std::make_shared<const std::vector<std::string>>(enabledRules(*settings, run.cli, path));
         continue;
       }
       auto [entry, added] = rulesBySettings.try_emplace(settings.get());
-      if (added) entry->second = enabledRules(*settings, run.cli, path);
+      if (added) {
+        entry->second =
+            std::make_shared<const std::vector<std::string>>(enabledRules(*settings, run.cli, path));
+      }
       input.enabledRules = entry->second;
     }
   } catch (const ConfigError& error) {

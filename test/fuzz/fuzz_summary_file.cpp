@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   input.ref.moduleName = "pkg.caller";
   input.ref.inPackage = true;
   input.contents = callerOf(*table);
-  static const std::vector<std::string> kAllCodes = everyRuleCode();
+  static const auto kAllCodes = std::make_shared<const std::vector<std::string>>(everyRuleCode());
   input.enabledRules = kAllCodes;
   CheckOptions options;
   options.threads = 1;

@@ -26,7 +26,7 @@ inline FileInput inputFor(const char* path, std::string text) {
   input.ref.moduleName = "pkg.fuzzed";
   input.ref.inPackage = true;
   input.contents = std::move(text);
-  static const std::vector<std::string> kAllCodes = everyRuleCode();
+  static const auto kAllCodes = std::make_shared<const std::vector<std::string>>(everyRuleCode());
   input.enabledRules = kAllCodes;
   return input;
 }

@@ -68,10 +68,12 @@ std::optional<FileInput> bufferInput(const std::string& path, const std::string&
     const std::shared_ptr<const Settings> settings = configs.settingsForFile(file);
     if (excludedByConfiguration(*settings, file)) return std::nullopt;
     if (configPath != nullptr) *configPath = settings->configPath;
-    input.enabledRules = enabledRules(*settings, CliSelection{}, file);
+    input.enabledRules = std::make_shared<const std::vector<std::string>>(
+        enabledRules(*settings, CliSelection{}, file));
   } catch (const ConfigError& error) {
     problems.push_back(std::string(error.what()) + " (using the default rules)");
-    input.enabledRules = enabledRules(Settings{}, CliSelection{}, file);
+    input.enabledRules = std::make_shared<const std::vector<std::string>>(
+        enabledRules(Settings{}, CliSelection{}, file));
   }
   return input;
 }
