@@ -34,11 +34,12 @@ public:
         const ir::Event& use = fn.nodes[id].event;
         // A view (`y = x.detach()`) is the same inference tensor, not a use: the computation
         // that uses it is reported.
-        if (use.kind != ir::EventKind::Assign || use.sources().freshValue ||
-            use.regionDisablesGrad || !use.viewOf.empty() || !feedsBackward.count(use.var)) {
+        const ir::ValueSources& sources = use.sources();
+        if (use.kind != ir::EventKind::Assign || sources.freshValue || use.regionDisablesGrad ||
+            !sources.viewOf.empty() || !feedsBackward.count(use.var)) {
           continue;
         }
-        for (const std::string& dep : use.sources().deps) {
+        for (const std::string& dep : sources.deps) {
           if (dep == use.var) continue;
           const std::vector<ir::NodeId> defs = definitions.reaching(id, dep);
           auto inference = std::find_if(defs.begin(), defs.end(),

@@ -254,7 +254,7 @@ DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
   std::vector<NodeId> views;
   for (NodeId id = 0; id < fn_.nodes.size(); ++id) {
     const ir::Event& event = fn_.nodes[id].event;
-    if (event.kind == EventKind::Assign && !event.viewOf.empty() && !disabled_[id]) {
+    if (event.kind == EventKind::Assign && !event.sources().viewOf.empty() && !disabled_[id]) {
       views.push_back(id);
     }
   }
@@ -262,7 +262,7 @@ DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
     grew = false;
     for (NodeId id : views) {
       const ir::Event& event = fn_.nodes[id].event;
-      if (std::binary_search(tracked_.begin(), tracked_.end(), event.viewOf) &&
+      if (std::binary_search(tracked_.begin(), tracked_.end(), event.sources().viewOf) &&
           !std::binary_search(tracked_.begin(), tracked_.end(), event.var)) {
         tracked_.insert(std::lower_bound(tracked_.begin(), tracked_.end(), event.var), event.var);
         grew = true;
@@ -276,7 +276,7 @@ DisabledDefinitions::DisabledDefinitions(RuleContext& context, size_t unitIndex)
     changed = false;
     for (NodeId id : views) {
       if (disabled_[id]) continue;
-      const std::vector<NodeId> sources = reaching(id, fn_.nodes[id].event.viewOf);
+      const std::vector<NodeId> sources = reaching(id, fn_.nodes[id].event.sources().viewOf);
       if (sources.empty() ||
           !std::all_of(sources.begin(), sources.end(), [&](NodeId d) { return disabled_[d]; })) {
         continue;

@@ -141,9 +141,9 @@ struct CallArguments {
 struct ValueSources {
   std::vector<InternedString> deps;       // Assign: names the value was computed from
   std::vector<InternedString> components; // Compose: the objects var now holds
-  bool freshValue = false;                // Assign: the value is a copy (`x.clone()`), not a view
-
-  bool empty() const { return deps.empty() && components.empty() && !freshValue; }
+  InternedString aliasOf;  // Assign: `unet = pipe.unet` -> "pipe.unet"
+  InternedString viewOf;   // Assign: `y = x.detach()` -> "x" (a view of the same data)
+  bool freshValue = false; // Assign: the value is a copy (`x.clone()`), not a view
 };
 
 struct Event {
@@ -171,8 +171,6 @@ struct Event {
                           // Assign/Return: the function called for the value (`m = load()`)
   InternedString var;     // SaveGrad/RestoreGrad: variable; Call: assignment target; Return: value
   InternedString spelled; // Call: the callee as written (`self.model`, `opt.step`)
-  InternedString aliasOf; // Assign: `unet = pipe.unet` -> "pipe.unet"
-  InternedString viewOf;  // Assign: `y = x.detach()` -> "x" (a view of the same data)
 
   const CallArguments& call() const { return call_.read(); }
   CallArguments& writeCall() { return call_.write(); }

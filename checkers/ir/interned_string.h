@@ -53,6 +53,11 @@ public:
   friend auto operator<=>(const InternedString& a, const InternedString& b) {
     return a.str() <=> b.str();
   }
+  // Exact matches, so that comparing with a std::string does not intern it.
+  friend auto operator<=>(const InternedString& a, const std::string& b) { return a.str() <=> b; }
+  friend auto operator<=>(const InternedString& a, std::string_view b) {
+    return std::string_view(a) <=> b;
+  }
 
 private:
   // The pool's copy of `text`; it lives as long as the process. Safe from any thread.

@@ -194,9 +194,9 @@ private:
     });
     std::erase(out.arguments, event.var);
     std::erase_if(out.checked, [&](const std::string& path) { return under(path, event.var); });
-    if (!event.aliasOf.empty()) {
+    if (!event.sources().aliasOf.empty()) {
       // `unet = pipe.unet` makes an alias of the offloaded object.
-      const std::string target = aliases_.resolve(event.aliasOf);
+      const std::string target = aliases_.resolve(event.sources().aliasOf);
       for (const OffloadedObject& object : in.offloaded) {
         if (!relatedPaths(object.path, target)) continue;
         OffloadedObject alias = object;
@@ -263,9 +263,9 @@ StableAliases::StableAliases(const FunctionIR& fn) {
   }
   for (const Node& node : fn.nodes) {
     const Event& event = node.event;
-    if (event.kind == EventKind::Assign && !event.aliasOf.empty() &&
-        definitions[event.var] == 1 && event.aliasOf != event.var) {
-      targets_[event.var] = event.aliasOf;
+    if (event.kind == EventKind::Assign && !event.sources().aliasOf.empty() &&
+        definitions[event.var] == 1 && event.sources().aliasOf != event.var) {
+      targets_[event.var] = event.sources().aliasOf;
     }
   }
 }

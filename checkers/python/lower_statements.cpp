@@ -538,15 +538,18 @@ void UnitLowerer::lowerAssignment(TSNode assignment) {
           kindOf(value) == Kind::call && optimizerOverNewLeaves(value, callee);
       emitAssign(assignment, targetText, std::move(deps),
                  isFreshCopy(value, source_, callee) || newOptimizer);
-      fn_.nodes[current_].event.callee = callee;
+      Event& assigned = fn_.nodes[current_].event;
+      assigned.callee = callee;
       if (kindOf(value) == Kind::identifier || kindOf(value) == Kind::attribute) {
-        fn_.nodes[current_].event.aliasOf = std::string(text(value, source_));
+        assigned.writeSources().aliasOf = text(value, source_);
       } else if (std::string same = sameModuleObject(value, source_); !same.empty()) {
         // `unet = pipe.unet.to("cuda")` is `pipe.unet`, hooks and all; `peft_model =
         // get_peft_model(model, config)` wraps `model`'s modules, hooks and all.
-        fn_.nodes[current_].event.aliasOf = std::move(same);
+        assigned.writeSources().aliasOf = same;
       }
-      fn_.nodes[current_].event.viewOf = viewSource(value, source_);
+      if (std::string view = viewSource(value, source_); !view.empty()) {
+        assigned.writeSources().viewOf = view;
+      }
       if (text(value, source_).find("parameters(") != std::string_view::npos) {
         parameterSources_[targetText] = parameterOwners(value);
       }
