@@ -76,7 +76,8 @@ struct MarkerSet {
 
 struct FileState {
   const FileInput* input = nullptr;
-  std::vector<const rules::Rule*> rules; // to run on this file
+  // To run on this file: a key of runCheck's markerSets (one copy per distinct selection).
+  const std::vector<const rules::Rule*>* rules = nullptr;
   const MarkerSet* markers = nullptr; // of those rules: text that makes a chunk worth parsing
   // Null between steps for a file read from disk (releaseSource): the run keeps the file's plan
   // and lowering, not its text, and reads the text again when a step needs it.
@@ -84,7 +85,8 @@ struct FileState {
   bool rereadable = false; // read from disk by the first pass: the text may be dropped
   size_t sourceSize = 0;   // of the bytes first read, which a reading again must match
   uint64_t sourceHash = 0;
-  std::optional<python::PythonFileResult> lowered;
+  // On the heap: most files of a large tree are never lowered (setLowering).
+  std::unique_ptr<python::PythonFileResult> lowered;
   std::string error;
   // Python partial parsing: the file's chunks (split on its first mention of a needle) and the
   // byte ranges last lowered.
@@ -148,6 +150,16 @@ bool rereadSource(FileState& state) {
   }
   state.source = std::make_shared<SourceText>(path, std::move(bytes));
   return true;
+}
+
+// Stores a file's lowering. A file lowered again keeps the object of its first lowering (the
+// summaries and DroppedFiles point into its module between rounds).
+void setLowering(FileState& state, python::PythonFileResult lowering) {
+  if (state.lowered) {
+    *state.lowered = std::move(lowering);
+  } else {
+    state.lowered = std::make_unique<python::PythonFileResult>(std::move(lowering));
+  }
 }
 
 // rereadSource, dropping the lowering (made from the old bytes) of a file that changed, so
@@ -227,7 +239,7 @@ std::string enclosingScope(const ir::ModuleIR& module, uint32_t byte) {
 }
 
 void lowerCppFile(FileState& state, const CheckOptions& options) {
-  state.lowered.emplace();
+  setLowering(state, {});
   state.lowered->module.language = ir::Language::Cpp;
   state.lowered->module.path = state.source->path();
   // The C++ module is opened by the first C++ file that needs a parse (program/cpp_module.h).
@@ -300,7 +312,7 @@ void adoptHeaders(std::vector<FileState>& states, std::deque<FileInput>& headerI
       header.rules = states[i].rules;
       header.markers = states[i].markers;
       header.source = std::move(source);
-      header.lowered = std::move(lowered);
+      setLowering(header, std::move(lowered));
       byPath.emplace(path, states.size());
       states.push_back(std::move(header));
     }
@@ -383,7 +395,7 @@ bool lowerFile(FileState& state, const CheckOptions& options, ByteBudget& budget
     }
     memo = state.treeMemo.get();
   }
-  state.lowered = python::analyzePythonFile(*state.source, context, state.ranges, memo);
+  setLowering(state, python::analyzePythonFile(*state.source, context, state.ranges, memo));
   state.lowered->module.origin = state.input->origin;
   return fromKeptTree;
 }
@@ -833,18 +845,20 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   // distinct selection compiles its markers once.
   std::map<std::vector<const rules::Rule*>, MarkerSet> markerSets;
   for (FileState& state : states) {
+    std::vector<const rules::Rule*> fileRules;
     if (!state.input->enabledRules) {
-      state.rules = selected;
+      fileRules = selected;
     } else {
       for (const std::string& code : *state.input->enabledRules) {
-        if (const rules::Rule* rule = rules::findRule(code)) state.rules.push_back(rule);
+        if (const rules::Rule* rule = rules::findRule(code)) fileRules.push_back(rule);
       }
     }
-    auto [entry, added] = markerSets.try_emplace(state.rules);
+    auto [entry, added] = markerSets.try_emplace(std::move(fileRules));
     if (added) {
-      for (const rules::Rule* rule : state.rules) entry->second.add(*rule);
+      for (const rules::Rule* rule : entry->first) entry->second.add(*rule);
       entry->second.compile();
     }
+    state.rules = &entry->first;
     state.markers = &entry->second;
   }
 
@@ -904,7 +918,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
 
   std::vector<ir::EventKind> callersNeededOf;
   for (const FileState& state : states) {
-    for (const rules::Rule* rule : state.rules) {
+    for (const rules::Rule* rule : *state.rules) {
       const std::optional<ir::EventKind> kind = rule->needsCallersOf();
       if (kind && std::find(callersNeededOf.begin(), callersNeededOf.end(), *kind) ==
                       callersNeededOf.end()) {
@@ -978,7 +992,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     const ir::ModuleIR& module = digested && !again ? kNoUnits : lowered.module;
     rules::RuleContext context(module, summaries, lowered.frontendDiagnostics,
                                state.source.get(), &gradStates);
-    for (const rules::Rule* rule : state.rules) rule->check(context);
+    for (const rules::Rule* rule : *state.rules) rule->check(context);
     std::vector<Diagnostic> diagnostics = context.takeDiagnostics();
     const Suppressions& suppressions = lowered.suppressions;
     std::erase_if(diagnostics, [&](const Diagnostic& d) {
@@ -1012,7 +1026,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     if (state.input->context) {
       // Code the run does not check: only its effect on the checked files is reported.
       ++result.stats.contextFiles;
-      result.stats.contextLowered += state.lowered.has_value();
+      result.stats.contextLowered += state.lowered != nullptr;
       continue;
     }
     if (!state.error.empty()) {
