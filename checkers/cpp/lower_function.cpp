@@ -499,7 +499,8 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
   }
   const clang::Expr* object = member->getImplicitObjectArgument();
   event.var = objectName(object);
-  const std::string written = event.var.empty() ? textOf(object->getSourceRange()) : event.var;
+  const std::string written =
+      event.var.empty() ? textOf(object->getSourceRange()) : event.var.str();
   event.spelled = written.empty() ? name.str() : written + "." + name.str();
   emit(std::move(event), call);
   return true;
@@ -530,7 +531,7 @@ bool UnitLowerer::lowerDependentTrainingCall(const clang::CallExpr* call) {
   event.mayRaise = true;
   event.var = objectName(member->getBase());
   const std::string written =
-      event.var.empty() ? textOf(member->getBase()->getSourceRange()) : event.var;
+      event.var.empty() ? textOf(member->getBase()->getSourceRange()) : event.var.str();
   event.spelled = written.empty() ? name : written + "." + name;
   emit(std::move(event), call);
   return true;
