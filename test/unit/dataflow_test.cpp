@@ -196,5 +196,53 @@ TEST(Summaries, ReportsHoldForTheFinalTable) {
   EXPECT_EQ(reports.count(testing::findUnit(result, "unrelated")), 0u);
 }
 
+// The compact node: interned names, fields allocated on write, inline successors.
+TEST(CompactNode, InternedStringsShareTextAndCompareAsStrings) {
+  const std::string text = "torch.nn.functional.relu";
+  const InternedString a = text;
+  const InternedString b = std::string_view(text);
+  EXPECT_EQ(&a.str(), &b.str());
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, text);
+  EXPECT_EQ(a, "torch.nn.functional.relu");
+  EXPECT_NE(a, InternedString("torch"));
+  EXPECT_LT(InternedString("a"), InternedString("b"));
+  EXPECT_LT(InternedString("a"), std::string("b"));
+  EXPECT_TRUE(InternedString().empty());
+  EXPECT_EQ(InternedString(""), InternedString());
+  EXPECT_EQ(fmt::format("{}", a), text);
+}
+
+TEST(CompactNode, RareFieldsReadEmptyAndCopyDeep) {
+  Event event;
+  EXPECT_TRUE(event.call().argVars.empty());
+  EXPECT_TRUE(event.sources().deps.empty());
+  event.writeCall().argVars.emplace_back("x");
+  event.writeSources().aliasOf = "pipe.unet";
+  Event copy = event;
+  copy.writeCall().argVars.emplace_back("y");
+  EXPECT_EQ(event.call().argVars.size(), 1u);
+  EXPECT_EQ(copy.call().argVars.size(), 2u);
+  EXPECT_EQ(copy.sources().aliasOf, "pipe.unet");
+}
+
+TEST(CompactNode, SuccessorsGrowPastTheInlineOnes) {
+  Successors succs;
+  for (NodeId id = 0; id < 5; ++id) succs.push_back(id * 10);
+  Successors copy = succs;
+  Successors moved = std::move(succs);
+  for (const Successors* list : {&copy, &moved}) {
+    ASSERT_EQ(list->size(), 5u);
+    EXPECT_EQ((std::vector<NodeId>(list->begin(), list->end())),
+              (std::vector<NodeId>{0, 10, 20, 30, 40}));
+  }
+  Successors two;
+  two.push_back(1);
+  two.push_back(2);
+  Successors twoCopy = two;
+  EXPECT_EQ(twoCopy.size(), 2u);
+  EXPECT_EQ(twoCopy[1], 2u);
+}
+
 } // namespace
 } // namespace gradlint::ir
