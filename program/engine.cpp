@@ -74,6 +74,8 @@ struct MarkerSet {
   bool empty() const { return all.empty(); }
 };
 
+struct ByteBudget;
+
 struct FileState {
   const FileInput* input = nullptr;
   // To run on this file: a key of runCheck's markerSets (one copy per distinct selection).
@@ -111,6 +113,7 @@ struct FileState {
   // whole.
   std::vector<ir::UnitDigest> digests;
   size_t wholeCharge = 0; // the bytes parsed for `lowered`, while it is whole and charged
+  ByteBudget* chargedTo = nullptr; // the budget wholeCharge was taken from
   // The file lowered again for the summaries (DroppedFiles::whole), kept for its rules: the
   // reports of its units' analyses are keyed by them.
   std::unique_ptr<python::PythonFileResult> whole;
@@ -346,6 +349,12 @@ constexpr size_t kTreesKeptBudgetBytes = 1024 * 1024;
 // files digested: a 10x tree at 1.6x the memory of the 1x tree, for 1.5x the CPU time.)
 constexpr size_t kWholeIrBudgetBytes = 2 * 1024 * 1024;
 
+// Past kWholeIrBudgetBytes, the files whose rules could report stay whole up to this many bytes
+// parsed; the rest are digested too and lowered again for their rules, one at a time. Without
+// it such files are what grows with the tree: on ten copies of torch's sources they held 26 MB
+// of the 90 MB heap peak, and digesting all of them cost 1.3x the CPU time.
+constexpr size_t kReportingIrBudgetBytes = 2 * 1024 * 1024;
+
 // What may still be kept; shared by the threads of one run.
 struct ByteBudget {
   explicit ByteBudget(size_t bytes) : left(bytes) {}
@@ -364,6 +373,7 @@ struct ByteBudget {
 struct LoweringBudgets {
   ByteBudget keptTrees{kTreesKeptBudgetBytes};
   ByteBudget wholeIr{wholeIrBudgetHook(kWholeIrBudgetBytes)};
+  ByteBudget reportingIr{wholeIrBudgetHook(kReportingIrBudgetBytes)};
   std::mutex calleesLock;
   std::unordered_set<std::string> callees; // nodes stay put: the digests view them
 
@@ -454,22 +464,26 @@ bool rulesMayReport(const std::vector<ir::UnitDigest>& digests, const ir::Summar
 void keepOrDigest(FileState& state, LoweringBudgets& budgets) {
   state.whole.reset();
   state.digests.clear();
-  budgets.wholeIr.give(state.wholeCharge); // of the lowering this one replaces
+  if (state.chargedTo != nullptr) state.chargedTo->give(state.wholeCharge); // the replaced one's
   state.wholeCharge = 0;
+  state.chargedTo = nullptr;
   if (!state.lowered || !state.rereadable || !state.error.empty()) return;
   const size_t bytes = parsedBytes(state);
-  if (budgets.wholeIr.take(bytes)) {
+  const auto keepWhole = [&](ByteBudget& budget) {
+    if (!budget.take(bytes)) return false;
     state.wholeCharge = bytes;
-    return;
-  }
+    state.chargedTo = &budget;
+    return true;
+  };
+  if (keepWhole(budgets.wholeIr)) return;
   const auto intern = [&](const std::string& callee) { return budgets.intern(callee); };
   state.digests.reserve(state.lowered->module.units.size());
   for (ir::FunctionIR& unit : state.lowered->module.units) {
     state.digests.push_back(ir::digestUnit(unit, intern));
   }
-  // A file its rules will check stays whole past the budget too (lowering it again would cost
-  // more than it holds: few files of a tree have grad-mode, training or placement events).
-  if (eventsMayReport(state.digests)) {
+  // A file its rules will check stays whole while their own budget lasts (lowering it again
+  // costs more than it holds: few files of a tree have grad-mode, training or placement events).
+  if (eventsMayReport(state.digests) && keepWhole(budgets.reportingIr)) {
     state.digests.clear();
     return;
   }
@@ -542,6 +556,9 @@ bool splitIntoChunks(FileState& state, const std::vector<std::string>& needles) 
   if (!state.layout.chunks.empty()) return false;
   const std::string& text = state.source->bytes();
   state.layout = python::scanChunks(text, state.source->contentStart(), true);
+  // Kept for rescans, for every file that mentions a needle: no spare capacity.
+  state.layout.chunks.shrink_to_fit();
+  state.layout.inert.shrink_to_fit();
   state.chosen.assign(state.layout.chunks.size(), false);
   // `from torch import no_grad as ng`: chunks that call `ng` matter too.
   const std::vector<std::string> aliases =
