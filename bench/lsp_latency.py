@@ -63,6 +63,15 @@ def project_root(path):
         folder = parent
 
 
+def resident_mb(pid):
+    """Resident memory of a process now (Linux /proc), in MB."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def cpu_seconds(pid):
     """User + system CPU time of a process (Linux /proc): load on a shared machine inflates wall
     time, not this."""
@@ -176,6 +185,7 @@ def main():
         full_ms = (time.perf_counter() - start) * 1000
     timings = []
     cpu_before = cpu_seconds(server.process.pid)
+    rss_before = resident_mb(server.process.pid)
     for version in range(2, args.edits + 2):
         # Type one character into a comment in the middle of the file, as a user would.
         change = {"range": {"start": {"line": middle, "character": 0},
@@ -186,6 +196,7 @@ def main():
         server.wait_publish(version)
         timings.append((time.perf_counter() - start) * 1000)
     cpu_ms = (cpu_seconds(server.process.pid) - cpu_before) * 1000 / len(timings)
+    rss_after = resident_mb(server.process.pid)
     second_ms = None
     if args.second:
         second = os.path.abspath(args.second)
@@ -229,6 +240,8 @@ def main():
           f"median {statistics.median(timings):.1f} ms, "
           f"p90 {timings[int(len(timings) * 0.9) - 1]:.1f} ms, max {timings[-1]:.1f} ms; "
           f"server CPU {cpu_ms:.1f} ms per edit")
+    print(f"server memory (resident): {rss_before:.1f} MB before the edits, "
+          f"{rss_after:.1f} MB after them")
     return 0
 
 
