@@ -1,6 +1,10 @@
 // A string kept once per process: the names lowered events carry (callees, variables, attribute
 // paths) repeat across nodes, units and files, and a run keeps its lowered units until its rules
 // are done. A handle is one pointer; it reads as the std::string it stands for.
+// Nothing leaves the pool. It holds the distinct names of the code lowered, plus one context
+// slot (contextSlot) per byte offset a `with` item was seen at, so in the language server it
+// grows only with new names and with-offsets that edits make (flat over 600 edits of a diffusers
+// pipeline: bench/lsp_latency.py prints the server's memory).
 #pragma once
 
 #include <fmt/format.h>
