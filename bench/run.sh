@@ -324,7 +324,8 @@ echo "gradlint benchmark, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores ($(gr
 bench_tree "$corpus" "Corpus" 1
 [ "${CONTEXT:-1}" = 0 ] || bench_context
 if [ "$scale" -gt 0 ]; then
-  large=/tmp/gradlint-bench-x$scale
+  # One tree per corpus: a tree made from another corpus is not this one's copies.
+  large=/tmp/gradlint-bench-x$scale-$(realpath "$corpus" | md5sum | cut -c1-8)
   if [ ! -f "$large/.complete" ]; then
     rm -rf "$large"
     for i in $(seq "$scale"); do
