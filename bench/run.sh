@@ -187,6 +187,10 @@ bench_context() {
            nn/parallel/distributed.py; do
     [ -f "$corpus/$f" ] && five+=("$corpus/$f")
   done
+  # Another corpus: its five largest Python files.
+  [ ${#five[@]} -gt 0 ] ||
+    mapfile -t five < <(find "$corpus" -name '*.py' -printf '%s %p\n' | sort -k1,1nr -k2 |
+                        awk 'NR <= 5' | cut -d' ' -f2-)
   local examples="$here/../examples"
   echo
   echo "### Context and caches ($threads threads; ${#five[@]} named files of the corpus; $examples)"
@@ -240,14 +244,17 @@ bench_context() {
     ctx_row "examples/, --no-context, warm (base of the next)" "$ww" "$wc" "${best_mb[bare_warm]}" "$ww" "$wc"
     ctx_row "examples/, --python /usr/bin/python3, warm" "${best_wall[env_warm]}" \
       "${best_cpu[env_warm]}" "${best_mb[env_warm]}" "$ww" "$wc"
-    # A 50-file project: 50 modules of the corpus's nn/ in one folder under a pyproject.toml,
-    # checked from inside it (the paths below are absolute). The context snapshot trusts only
-    # paths older than 3 s: the copy ages before the runs.
+    # A 50-file project: 50 modules of the corpus's nn/ (or of the corpus) in one folder under a
+    # pyproject.toml, checked from inside it (the paths below are absolute). The context
+    # snapshot trusts only paths older than 3 s: the copy ages before the runs.
     local project="$work/project50" here_dir=$PWD
     local in_project=("$(cd "$(dirname "$gradlint")" && pwd)/gradlint" "${check[@]:1}")
     rm -rf "$project" "$work/p50-env" "$work/p50-bare"
     mkdir -p "$project/layers" && : >"$project/pyproject.toml"
-    find "$corpus/nn" -name '*.py' ! -name '__init__.py' | sort | head -50 |
+    local layers="$corpus/nn"
+    [ -d "$layers" ] || layers=$corpus # another corpus: any 50 of its modules
+    # (awk, not head: head would stop reading and fail the pipeline with SIGPIPE)
+    find "$layers" -name '*.py' ! -name '__init__.py' | sort | awk 'NR <= 50' |
       while read -r f; do cp "$f" "$project/layers/$(echo "${f#"$corpus"/}" | tr / _)"; done
     sleep 3.2
     cd "$project"
