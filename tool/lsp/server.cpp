@@ -235,6 +235,8 @@ private:
   // Analyses on the reader's thread (a pull, a code action) waiting for analysisMutex_: the
   // warm-up gives way to them between its runs.
   std::atomic<int> analysesWaiting_{0};
+  // The warm-up is scheduled and not done: a document's edit pushes its next run back.
+  std::atomic<bool> warmUpPending_{false};
   // Last: destroyed (and its worker joined) before the state its job uses.
   AnalysisScheduler scheduler_;
 };
@@ -337,6 +339,7 @@ void LanguageServer::notification(const std::string& method, const json& params)
   if (!initialized_ || shutdown_) return; // LSP: drop notifications before initialize
   if (method == "initialized") {
     if (options_.warmUp && !workspaceRoot_.empty()) {
+      warmUpPending_ = true;
       scheduler_.schedule(std::string(kWarmUpJob), options_.warmUpDelay);
     }
     if (!watchSupport_) return;
@@ -588,6 +591,10 @@ std::string LanguageServer::notebookOfCellLocked(const std::string& cellUri) con
 }
 
 void LanguageServer::documentChanged(const std::string& uri) {
+  // While the user types, the warm-up starts no new run: it resumes once documents have been
+  // quiet for its delay. Otherwise each edit, sent as soon as the last one was published, finds
+  // a run just started and waits for most of it.
+  if (warmUpPending_) scheduler_.schedule(std::string(kWarmUpJob), options_.warmUpDelay);
   // Another open document may call a helper of this one: its findings may change too.
   std::vector<std::string> others;
   {
@@ -743,9 +750,10 @@ void LanguageServer::warmUpWorkspace() {
     trace(fmt::format("workspace: warm-up paused for a document's analysis after summarising {} "
                       "modules in {:.0f} ms",
                       stats.summarised, ms));
-    scheduler_.schedule(std::string(kWarmUpJob));
+    scheduler_.schedule(std::string(kWarmUpJob), options_.warmUpDelay);
     return;
   }
+  warmUpPending_ = false;
   if (!warmUp_->modules.empty()) {
     trace(fmt::format("workspace: warm-up done: summarised {} of {} modules in {:.0f} ms",
                       stats.summarised, stats.modules, ms));

@@ -24,8 +24,9 @@ struct ServerOptions {
   // After `initialized`, summarise the workspace folder's modules in the background
   // (tool/lsp/workspace_warm_up.h), so that documents opened later lower only themselves.
   bool warmUp = true;
-  // How long after `initialized` it starts: the documents an editor opens with the workspace
-  // (its restored tabs) are analysed first.
+  // How long after `initialized` it starts, and how long documents must go unopened and
+  // unedited before it starts or resumes a run: the documents an editor opens with the
+  // workspace (its restored tabs), and edits, are analysed first.
   std::chrono::milliseconds warmUpDelay{500};
   // Modules per run of the warm-up: between runs it gives way to documents' analyses.
   size_t warmUpBatchModules = 256;
