@@ -21,7 +21,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -342,11 +341,10 @@ constexpr size_t kTreeKeptFromBytes = 32 * 1024;
 constexpr size_t kTreesKeptBudgetBytes = 1024 * 1024;
 
 // Lowerings kept whole from lowering to the rules, in bytes parsed (a lowering takes ~10-15
-// times them): enough for the torch corpus. Past it a file whose rules could report keeps its
-// lowering (keepOrDigest), and any other keeps only its units' digests and is lowered again when
-// the summaries analyse one of its units or a call of it turns out to reach a summary. So the
-// memory past the budget follows the files with grad-mode, training or placement events. (All
-// files digested: a 10x tree at 1.6x the memory of the 1x tree, for 1.5x the CPU time.)
+// times them): enough for the torch corpus. Past it a file keeps only its units' digests
+// (keepOrDigest) and is lowered again when the summaries analyse one of its units, a call of it
+// turns out to reach a summary, or its rules run; files whose rules could report stay whole while
+// kReportingIrBudgetBytes lasts.
 constexpr size_t kWholeIrBudgetBytes = 2 * 1024 * 1024;
 
 // Past kWholeIrBudgetBytes, the files whose rules could report stay whole up to this many bytes
@@ -369,18 +367,11 @@ struct ByteBudget {
   void give(size_t bytes) { left += bytes; }
 };
 
-// The budgets of one run, and the callee names of the digests (one copy of each).
+// The budgets of one run.
 struct LoweringBudgets {
   ByteBudget keptTrees{kTreesKeptBudgetBytes};
   ByteBudget wholeIr{wholeIrBudgetHook(kWholeIrBudgetBytes)};
   ByteBudget reportingIr{wholeIrBudgetHook(kReportingIrBudgetBytes)};
-  std::mutex calleesLock;
-  std::unordered_set<std::string> callees; // nodes stay put: the digests view them
-
-  std::string_view intern(const std::string& callee) {
-    const std::lock_guard<std::mutex> lock(calleesLock);
-    return *callees.insert(callee).first;
-  }
 };
 
 // Returns true when the parse started from a tree this run kept for the file.
@@ -476,10 +467,9 @@ void keepOrDigest(FileState& state, LoweringBudgets& budgets) {
     return true;
   };
   if (keepWhole(budgets.wholeIr)) return;
-  const auto intern = [&](const std::string& callee) { return budgets.intern(callee); };
   state.digests.reserve(state.lowered->module.units.size());
   for (ir::FunctionIR& unit : state.lowered->module.units) {
-    state.digests.push_back(ir::digestUnit(unit, intern));
+    state.digests.push_back(ir::digestUnit(unit));
   }
   // A file its rules will check stays whole while their own budget lasts (lowering it again
   // costs more than it holds: few files of a tree have grad-mode, training or placement events).

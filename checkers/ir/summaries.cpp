@@ -226,8 +226,7 @@ bool exitKeepsEnterMode(const FunctionIR& exit, const SummaryTable& table) {
   return true;
 }
 
-UnitDigest digestUnit(const FunctionIR& fn,
-                      const std::function<std::string_view(const std::string&)>& intern) {
+UnitDigest digestUnit(const FunctionIR& fn) {
   static_assert(static_cast<unsigned>(EventKind::Assume) < 64, "UnitDigest::kinds has 64 bits");
   UnitDigest digest;
   for (const Node& node : fn.nodes) {
@@ -242,8 +241,8 @@ UnitDigest digestUnit(const FunctionIR& fn,
       digest.handsOverExit = true;
     }
     if (event.callee.empty()) continue;
-    digest.calls.push_back(
-        {intern(event.callee), event.kind, event.importsModule, event.regionDisablesGrad});
+    digest.calls.push_back({std::string_view(event.callee), event.kind, event.importsModule,
+                            event.regionDisablesGrad});
   }
   digest.calls.shrink_to_fit();
   return digest;

@@ -4,7 +4,6 @@
 
 #include "checkers/ir/grad_state.h"
 
-#include <functional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -18,7 +17,7 @@ using GradStateReports = std::unordered_map<const FunctionIR*, GradStateReport>;
 // nodes to save memory (program/engine.cpp): the kinds of its events and its calls.
 struct UnitDigest {
   struct Call {
-    std::string_view callee; // the caller keeps the text alive
+    std::string_view callee; // the interned pool's text (ir::InternedString): lives on
     EventKind kind = EventKind::Call; // Call, EnterGuard or ExitGuard
     bool importsModule = false;
     bool regionDisablesGrad = false;
@@ -29,9 +28,8 @@ struct UnitDigest {
   bool has(EventKind kind) const { return (kinds >> static_cast<unsigned>(kind) & 1U) != 0; }
 };
 
-// `fn`'s digest; `intern` returns a view of a callee's text that outlives the digest.
-UnitDigest digestUnit(const FunctionIR& fn,
-                      const std::function<std::string_view(const std::string&)>& intern);
+// `fn`'s digest; it may outlive `fn` (its callees view the process-wide pool of names).
+UnitDigest digestUnit(const FunctionIR& fn);
 
 // Units whose nodes the caller dropped, and how to get them back whole.
 class DroppedUnits {
