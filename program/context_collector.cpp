@@ -643,10 +643,12 @@ std::vector<std::string> ContextCollector::pathsLookedAt() const {
 void ContextCollector::storeSnapshot(const fs::path& file,
                                      const std::vector<FileInput>& inputs) const {
   // A run that read installed modules writes their distribution's entry after the analysis:
-  // the next run reads that entry instead, and stores the snapshot.
-  for (const DistributionRead& read : report_.distributionsRead) {
-    if (read.grew) return;
-  }
+  // the snapshot waits for it (storeDistributionSummaries). Unless the installed-code budget
+  // skipped modules: the next run, reading entries, would not spend it, and could read them.
+  const bool grew = std::any_of(report_.distributionsRead.begin(),
+                                report_.distributionsRead.end(),
+                                [](const DistributionRead& read) { return read.grew; });
+  if (grew && report_.skippedOverBudget > 0) return;
   std::optional<std::vector<std::pair<std::string, std::optional<FileStat>>>> seen =
       statForSnapshot(pathsLookedAt(), startedNs_);
   if (!seen) return; // something changed just before or during the run: not remembered yet
@@ -670,6 +672,11 @@ void ContextCollector::storeSnapshot(const fs::path& file,
   snapshot.distributions = report_.distributions;
   snapshot.cachedEntries = cachedEntries_;
   snapshot.installedKey = report_.installedKey;
+  if (grew) {
+    report_.pendingSnapshot =
+        std::make_shared<const PendingContextSnapshot>(PendingContextSnapshot{file, snapshot});
+    return;
+  }
   writeContextSnapshot(file, snapshot); // one not written is only slower next time
 }
 

@@ -51,6 +51,14 @@ struct ContextSnapshot {
   std::string installedKey; // ContextReport::installedKey
 };
 
+// A snapshot taken by a collection that read installed distributions, stored after the run
+// writes their cache entries: as the next run would collect, the modules of those distributions
+// then come from the entries, not from their files.
+struct PendingContextSnapshot {
+  std::filesystem::path file;
+  ContextSnapshot snapshot;
+};
+
 // Writes `snapshot` to `file` atomically; false when it cannot be written or holds a string the
 // format cannot (a tab or a line break: such a run is not remembered).
 bool writeContextSnapshot(const std::filesystem::path& file, const ContextSnapshot& snapshot);

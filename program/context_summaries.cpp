@@ -191,9 +191,43 @@ void keySummaries(const ContextGraph& graph, const std::vector<FileInput>& input
 
 using namespace context_detail;
 
+namespace {
+
+// `pending` as the run after this one would find the context: the modules of the distributions
+// whose entries were just `written` come from those entries, not from their files.
+void storeFinishedSnapshot(const PendingContextSnapshot& pending,
+                           const std::vector<ContextSnapshot::CachedEntry>& written) {
+  ContextSnapshot snapshot = pending.snapshot;
+  std::set<std::string> labels;
+  std::set<std::string> files;
+  for (const ContextSnapshot::CachedEntry& entry : written) {
+    labels.insert(entry.label);
+    files.insert(entry.file);
+  }
+  const size_t before = snapshot.inputs.size();
+  std::erase_if(snapshot.inputs, [&](const ContextSnapshot::Input& input) {
+    return labels.count(input.origin) != 0;
+  });
+  const size_t fromEntries = before - snapshot.inputs.size();
+  snapshot.counts["installed-modules"] -= fromEntries;
+  snapshot.counts["cached-modules"] += fromEntries;
+  std::erase_if(snapshot.distributions,
+                [&](const std::string& label) { return labels.count(label) != 0; });
+  // An entry was looked at as missing, or loaded with the text this run replaced.
+  std::erase_if(snapshot.seen, [&](const auto& seen) { return files.count(seen.first) != 0; });
+  std::erase_if(snapshot.cachedEntries, [&](const ContextSnapshot::CachedEntry& entry) {
+    return labels.count(entry.label) != 0;
+  });
+  snapshot.cachedEntries.insert(snapshot.cachedEntries.end(), written.begin(), written.end());
+  writeContextSnapshot(pending.file, snapshot); // one not written is only slower next time
+}
+
+} // namespace
+
 std::string storeDistributionSummaries(const ContextReport& report,
                                        const ir::SummaryTable& summaries) {
   std::string warning;
+  std::vector<ContextSnapshot::CachedEntry> written;
   for (const DistributionRead& read : report.distributionsRead) {
     if (!read.grew || read.cacheFile.empty()) continue;
     std::vector<std::string> modules;
@@ -233,7 +267,12 @@ std::string storeDistributionSummaries(const ContextReport& report,
       warning = fmt::format("cannot cache the summaries of {} in {}: {}", read.label,
                             read.cacheFile.parent_path().string(),
                             ec ? ec.message() : error);
+      continue;
     }
+    written.push_back({read.label, read.cacheFile.string(), XXH3_64bits(text.data(), text.size())});
+  }
+  if (report.pendingSnapshot && warning.empty()) {
+    storeFinishedSnapshot(*report.pendingSnapshot, written);
   }
   return warning;
 }

@@ -74,7 +74,8 @@ struct DistributionRead {
 };
 
 // What --show-context prints.
-struct ContextGraph; // program/project_context.cpp
+struct ContextGraph;           // program/project_context.cpp
+struct PendingContextSnapshot; // program/context_snapshot.h
 
 struct ContextReport {
   std::filesystem::path projectRoot;
@@ -125,6 +126,10 @@ struct ContextReport {
   // no summaryGraph. A run the result cache does not answer collects the context again.
   bool fromSnapshot = false;
   size_t snapshotPaths = 0; // the paths the snapshot's stats were compared for
+  // The snapshot of a collection that read installed distributions: stored once their entries
+  // are written after the analysis (storeDistributionSummaries), so that the next run replays
+  // it instead of collecting again.
+  std::shared_ptr<const PendingContextSnapshot> pendingSnapshot;
   // With ContextRequest::recordPathsLookedAt: every path the collection looked at, with its stat
   // (nullopt: not there), taken after the collection; unset when one changed too recently to
   // vouch for what was read (program/file_stat.h). While all of them stat the same, a
@@ -171,8 +176,9 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
                        ContextReport& report);
 
 // After a run with CheckOptions::keepSummaries: writes the cache entry of each distribution of
-// which the run read modules, with their summaries from `summaries`. Returns a warning for an
-// entry that could not be written ("" when all were).
+// which the run read modules, with their summaries from `summaries`, then the report's pending
+// context snapshot when every entry was written. Returns a warning for an entry that could not
+// be written ("" when all were).
 std::string storeDistributionSummaries(const ContextReport& report,
                                        const ir::SummaryTable& summaries);
 
