@@ -673,8 +673,8 @@ void ContextCollector::storeSnapshot(const fs::path& file,
   snapshot.cachedEntries = cachedEntries_;
   snapshot.installedKey = report_.installedKey;
   if (grew) {
-    report_.pendingSnapshot =
-        std::make_shared<const PendingContextSnapshot>(PendingContextSnapshot{file, snapshot});
+    report_.pendingSnapshot = std::make_shared<const PendingContextSnapshot>(
+        PendingContextSnapshot{file, std::move(snapshot)});
     return;
   }
   writeContextSnapshot(file, snapshot); // one not written is only slower next time

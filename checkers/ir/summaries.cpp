@@ -37,7 +37,7 @@ bool touchesGradMode(const UnitDigest& digest, const SummaryTable& table) {
     if (digest.has(kind)) return true;
   }
   return std::any_of(digest.calls.begin(), digest.calls.end(), [&](const UnitDigest::Call& call) {
-    return call.kind == EventKind::Call && table.find(std::string(call.callee)) != nullptr;
+    return call.kind == EventKind::Call && table.find(call.callee) != nullptr;
   });
 }
 
@@ -50,7 +50,7 @@ bool exitKeepsEnterMode(const UnitDigest& exit, const SummaryTable& table) {
   if (exit.handsOverExit) return false;
   for (const UnitDigest::Call& call : exit.calls) {
     if (call.kind != EventKind::Call) continue;
-    const FunctionSummary* summary = table.find(std::string(call.callee));
+    const FunctionSummary* summary = table.find(call.callee);
     if (summary != nullptr && summary->moduleTopLevel == call.importsModule &&
         (summary->restoresOuterMode || !summary->mayLeaveInherited ||
          !summary->restoresArgs.empty())) {
@@ -241,8 +241,8 @@ UnitDigest digestUnit(const FunctionIR& fn) {
       digest.handsOverExit = true;
     }
     if (event.callee.empty()) continue;
-    digest.calls.push_back({std::string_view(event.callee), event.kind, event.importsModule,
-                            event.regionDisablesGrad});
+    digest.calls.push_back(
+        {event.callee, event.kind, event.importsModule, event.regionDisablesGrad});
   }
   digest.calls.shrink_to_fit();
   return digest;

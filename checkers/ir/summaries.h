@@ -17,7 +17,7 @@ using GradStateReports = std::unordered_map<const FunctionIR*, GradStateReport>;
 // nodes to save memory (program/engine.cpp): the kinds of its events and its calls.
 struct UnitDigest {
   struct Call {
-    std::string_view callee; // the interned pool's text (ir::InternedString): lives on
+    InternedString callee; // outlives the unit's nodes, as the pool does
     EventKind kind = EventKind::Call; // Call, EnterGuard or ExitGuard
     bool importsModule = false;
     bool regionDisablesGrad = false;
