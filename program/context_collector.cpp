@@ -504,10 +504,12 @@ std::vector<FileInput> ContextCollector::run() {
     if (!readWholeFile(input.ref.path, text, error)) return; // the run reports it
     readHere[at] = 1;
     rootImports[at] = python::scanImports(text);
-    // The run checks these bytes: it reads the file again against their hash. Keeping every
-    // checked file's text until then would make memory grow with the tree.
+    // The run checks these bytes: it takes them while the kept-text budget has room, and past
+    // it reads the file again against their hash (keeping every checked file's text until then
+    // would make memory grow with the tree).
+    const uint64_t hash = XXH3_64bits(text.data(), text.size());
     if (!input.contentsHash) {
-      input.contentsHash = XXH3_64bits(text.data(), text.size());
+      input.contentsHash = hash;
       input.contentsStat = stat;
     }
     rootContentKeys[at] = contentKeyOf(text);
@@ -515,6 +517,11 @@ std::vector<FileInput> ContextCollector::run() {
     if (stat) {
       scanned[at] = ImportMemo::Entry{*stat, takenNs, rootImports[at], rootContentKeys[at],
                                       rootAttributes[at]};
+    }
+    // Only the bytes an earlier step hashed, if one did: the run checks what it saw.
+    if (!input.keptText && *input.contentsHash == hash && request_.keptTexts &&
+        request_.keptTexts->take(text.size())) {
+      input.keptText = std::make_shared<std::optional<std::string>>(std::move(text));
     }
   });
   bool memoChanged = false;

@@ -73,8 +73,6 @@ struct MarkerSet {
   bool empty() const { return all.empty(); }
 };
 
-struct ByteBudget;
-
 struct FileState {
   const FileInput* input = nullptr;
   // To run on this file: a key of runCheck's markerSets (one copy per distinct selection).
@@ -84,6 +82,11 @@ struct FileState {
   // and lowering, not its text, and reads the text again when a step needs it.
   std::shared_ptr<SourceText> source;
   bool rereadable = false; // read from disk by the first pass: the text may be dropped
+  // The run's kept-text budget (CheckOptions::keptTexts), and whether this text is charged to
+  // it: a kept text is never dropped, so the file is not read again.
+  ByteBudget* keptTexts = nullptr;
+  bool textKept = false;
+  size_t textCharge = 0; // given back when the run ends
   size_t sourceSize = 0;   // of the bytes first read, which a reading again must match
   uint64_t sourceHash = 0;
   // On the heap: most files of a large tree are never lowered (setLowering).
@@ -129,10 +132,18 @@ std::string changedWhileChecked(const std::string& path) {
   return path + ": changed while being checked (check it again)";
 }
 
-// Drops the text of a file read from disk: peak memory then follows the files in work, not the
-// size of the tree. Text given by the caller, notebooks and C++ files are kept.
+// Drops the text of a file read from disk, unless the run's kept-text budget has room for it:
+// peak memory then follows the budget and the files in work, not the size of the tree. Text
+// given by the caller, notebooks and C++ files are kept.
 void releaseSource(FileState& state) {
-  if (state.rereadable) state.source.reset();
+  if (!state.rereadable || !state.source || state.textKept) return;
+  const size_t size = state.source->bytes().size();
+  if (state.keptTexts != nullptr && state.keptTexts->take(size)) {
+    state.textKept = true;
+    state.textCharge = size;
+    return;
+  }
+  state.source.reset();
 }
 
 // Makes the file's text available again, reading it from disk if it was dropped. False when the
@@ -352,20 +363,6 @@ constexpr size_t kWholeIrBudgetBytes = 2 * 1024 * 1024;
 // it such files are what grows with the tree: on ten copies of torch's sources they held 26 MB
 // of the 90 MB heap peak, and digesting all of them cost 1.3x the CPU time.
 constexpr size_t kReportingIrBudgetBytes = 2 * 1024 * 1024;
-
-// What may still be kept; shared by the threads of one run.
-struct ByteBudget {
-  explicit ByteBudget(size_t bytes) : left(bytes) {}
-  std::atomic<size_t> left;
-  bool take(size_t bytes) {
-    size_t now = left.load();
-    while (now >= bytes) {
-      if (left.compare_exchange_weak(now, now - bytes)) return true;
-    }
-    return false;
-  }
-  void give(size_t bytes) { left += bytes; }
-};
 
 // The budgets of one run.
 struct LoweringBudgets {
@@ -841,7 +838,13 @@ bool isRuleSelected(std::string_view code, bool preview, const CheckOptions& opt
 CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& options) {
   CheckResult result;
   std::vector<FileState> states(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) states[i].input = &inputs[i];
+  const std::shared_ptr<ByteBudget> keptTexts =
+      options.keptTexts ? options.keptTexts
+                        : std::make_shared<ByteBudget>(keptTextBudgetHook(kKeptTextBudgetBytes));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    states[i].input = &inputs[i];
+    states[i].keptTexts = keptTexts.get();
+  }
 
   const auto& rules = rules::allRules();
   std::vector<const rules::Rule*> selected;
@@ -876,8 +879,15 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   parallelFor(states.size(), options.threads, [&](size_t i) {
     FileState& state = states[i];
     std::string bytes;
+    const auto& kept = state.input->keptText;
     if (state.input->contents) {
       bytes = *state.input->contents;
+    } else if (kept && *kept) {
+      // The bytes an earlier step read and hashed, charged to the budget already.
+      bytes = std::move(**kept);
+      kept->reset();
+      state.textKept = true;
+      state.textCharge = bytes.size();
     } else if (!readFile(state.input->ref.path, bytes, state.error)) {
       return;
     } else if (state.input->contentsHash &&
@@ -911,7 +921,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     } else {
       wanted[i] = planPythonRanges(state);
     }
-    releaseSource(state); // lowering reads it again
+    releaseSource(state); // unless kept, lowering reads it again
   });
   LoweringBudgets budgets;
   const LoweredCount firstPass = lowerLargestFirst(states, wanted, options, budgets);
@@ -1060,6 +1070,10 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   std::sort(result.files.begin(), result.files.end(), [](const FileReport& a, const FileReport& b) {
     return a.source->path() < b.source->path();
   });
+  // The kept texts leave with the states: a later run sharing the budget (--fix) has it whole.
+  for (const FileState& state : states) {
+    if (state.textKept) keptTexts->give(state.textCharge);
+  }
 #if GRADLINT_UNDER_ASAN
   const bool releaseMemory = true; // leak checking must see a clean exit
 #else

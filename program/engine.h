@@ -4,6 +4,7 @@
 
 #include "checkers/ir/diagnostic.h"
 #include "checkers/python/source_text.h"
+#include "program/byte_budget.h"
 #include "program/discover.h"
 #include "program/file_stat.h"
 
@@ -46,6 +47,9 @@ struct CheckOptions {
   // for their contents (the result cache's); the run's own definitions replace them.
   std::shared_ptr<const ir::SummaryTable> knownSummaries;
   std::string knownSummariesKey;
+  // The budget of file texts kept between steps (kKeptTextBudgetBytes), shared with the steps
+  // before the run that read the files (the context's import scan); null: the run's own.
+  std::shared_ptr<ByteBudget> keptTexts;
   // Keep the run's final summaries in CheckResult::summaries (`gradlint summarize`).
   bool keepSummaries = false;
 };
@@ -70,6 +74,10 @@ struct FileInput {
   // That read's bytes, hashed (XXH3-64) instead of kept: runCheck reads the file again and
   // reports it as changed when its bytes differ, so the run checks what the earlier step saw.
   std::optional<uint64_t> contentsHash;
+  // Those bytes themselves, when the kept-text budget (CheckOptions::keptTexts) had room: the
+  // first runCheck takes them (moves them out, leaving nullopt) instead of reading the file
+  // again. Shared: copies of this input hand over the same bytes once.
+  std::shared_ptr<std::optional<std::string>> keptText;
 };
 
 struct FileReport {

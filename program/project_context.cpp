@@ -222,6 +222,7 @@ bool addProgramContext(const ContextSettings& settings, std::vector<FileInput>& 
   request.cacheDir = settings.cacheDir;
   request.snapshot = settings.snapshot;
   request.recordPathsLookedAt = settings.recordPathsLookedAt;
+  request.keptTexts = settings.keptTexts;
   if (!settings.projectRoot.empty() || config->projectRoot) {
     const bool fromCommandLine = !settings.projectRoot.empty();
     const std::string root = fromCommandLine ? settings.projectRoot : *config->projectRoot;

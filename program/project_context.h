@@ -44,6 +44,9 @@ struct ContextRequest {
   // Keep the stat of every path the collection looked at (ContextReport::pathsLookedAt): for a
   // caller that holds the context in memory (the language server).
   bool recordPathsLookedAt = false;
+  // The run's kept-text budget (CheckOptions::keptTexts): the checked files' texts read for
+  // their imports are handed to the analysis (FileInput::keptText) while it has room.
+  std::shared_ptr<ByteBudget> keptTexts;
 };
 
 // A demand an installed module made of another: the module asked for, the names asked of it,
@@ -161,6 +164,7 @@ struct ContextSettings {
   std::filesystem::path cacheDir; // the distribution cache's folder; empty: none
   bool snapshot = false;          // ContextRequest::snapshot
   bool recordPathsLookedAt = false; // ContextRequest::recordPathsLookedAt
+  std::shared_ptr<ByteBudget> keptTexts; // ContextRequest::keptTexts
 };
 
 // What a checked file's text decides about its context: the imports it makes (with the names

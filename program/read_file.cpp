@@ -20,7 +20,8 @@ bool readWholeFile(const std::string& path, std::string& out, std::string& error
     return false;
   }
   struct stat info {};
-  // The size is a hint: a file that grows or shrinks while being read is read to its end.
+  // The size is a hint: a file that shrinks while being read, or grows before its stat's size
+  // is reached, is read to its end.
   size_t capacity = ::fstat(fd, &info) == 0 && info.st_size > 0
                         ? static_cast<size_t>(info.st_size) + 1
                         : 4096;
@@ -31,7 +32,8 @@ bool readWholeFile(const std::string& path, std::string& out, std::string& error
       capacity *= 2;
       out.resize(capacity);
     }
-    const ssize_t got = ::read(fd, out.data() + size, capacity - size);
+    const size_t asked = capacity - size;
+    const ssize_t got = ::read(fd, out.data() + size, asked);
     if (got == 0) break;
     if (got < 0) {
       if (errno == EINTR) continue;
@@ -40,6 +42,12 @@ bool readWholeFile(const std::string& path, std::string& out, std::string& error
       return false;
     }
     size += static_cast<size_t>(got);
+    // A regular file that gave all the bytes its stat counted, and fewer than asked (the
+    // capacity is one past that size), is at its end: no second read to see it.
+    if (S_ISREG(info.st_mode) && size >= static_cast<size_t>(info.st_size) &&
+        static_cast<size_t>(got) < asked) {
+      break;
+    }
   }
   ::close(fd);
   out.resize(size);

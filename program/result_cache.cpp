@@ -301,9 +301,13 @@ CheckResult runCheckWithCache(std::vector<FileInput> inputs, const CheckOptions&
         unreadable = true; // runCheck reports it
         return;
       }
-      // Hashed, not kept: runCheck reads the file again against the hash (FileInput).
+      // Hashed, and kept while the budget has room: else runCheck reads the file again
+      // against the hash (FileInput).
       memo.hashes[i] = XXH3_64bits(bytes.data(), bytes.size());
       input.contentsHash = memo.hashes[i];
+      if (options.keptTexts && options.keptTexts->take(bytes.size())) {
+        input.keptText = std::make_shared<std::optional<std::string>>(std::move(bytes));
+      }
     }
   };
   parallelFor(inputs.size(), options.threads, [&](size_t i) {

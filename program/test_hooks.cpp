@@ -37,4 +37,9 @@ size_t wholeIrBudgetHook(size_t bytes) {
   return value == nullptr ? bytes : std::strtoull(value, nullptr, 10);
 }
 
+size_t keptTextBudgetHook(size_t bytes) {
+  const char* value = std::getenv("GRADLINT_TEST_KEPT_TEXT_BUDGET");
+  return value == nullptr ? bytes : std::strtoull(value, nullptr, 10);
+}
+
 } // namespace gradlint

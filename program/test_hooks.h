@@ -22,4 +22,8 @@ void changeBeforeFixWriteHook(const std::string& path);
 // `bytes`); 0 makes every file read from disk go through the digests and a second lowering.
 size_t wholeIrBudgetHook(size_t bytes);
 
+// GRADLINT_TEST_KEPT_TEXT_BUDGET=BYTES: the budget of file texts a run keeps between its steps
+// (kKeptTextBudgetBytes); 0 makes every step read its file again.
+size_t keptTextBudgetHook(size_t bytes);
+
 } // namespace gradlint

@@ -36,10 +36,15 @@ config.environment["UBSAN_OPTIONS"] = os.environ.get(
 # files past its memory budget (program/engine.cpp): every result must stay the same.
 # ctest runs such a pass (lit-digests) beside the plain one: its temporary files (%t) go to a
 # folder of their own, or the two runs of a test would write the same ones.
+# GRADLINT_TEST_KEPT_TEXT_BUDGET=0 (set by the same pass) makes the check drop every file's text
+# between its steps and read it again, as past its kept-text budget on a large tree.
 if "GRADLINT_TEST_WHOLE_IR_BUDGET" in os.environ:
     budget = os.environ["GRADLINT_TEST_WHOLE_IR_BUDGET"]
     config.environment["GRADLINT_TEST_WHOLE_IR_BUDGET"] = budget
     config.test_exec_root = os.path.join(config.gradlint_obj_root, "test-budget-" + budget)
+if "GRADLINT_TEST_KEPT_TEXT_BUDGET" in os.environ:
+    config.environment["GRADLINT_TEST_KEPT_TEXT_BUDGET"] = os.environ[
+        "GRADLINT_TEST_KEPT_TEXT_BUDGET"]
 
 config.substitutions.append(("%gradlint", config.gradlint_bin))
 config.substitutions.append(("%python", config.python_exe))

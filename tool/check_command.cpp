@@ -192,7 +192,8 @@ void printStats(const CheckStats& stats, std::ostream& out) {
 // context is off. `snapshot`: a context snapshot may answer (ContextRequest::snapshot). Throws
 // EnvironmentError and ConfigError.
 bool addContext(const CheckArgs& args, std::vector<FileInput>& inputs, ContextReport& report,
-                const std::filesystem::path& cacheDir, bool snapshot) {
+                const std::filesystem::path& cacheDir, bool snapshot,
+                const std::shared_ptr<ByteBudget>& keptTexts) {
   ContextSettings settings;
   settings.paths = args.paths.empty() ? std::vector<std::string>{"."} : args.paths;
   settings.configPath = args.configPath;
@@ -202,6 +203,7 @@ bool addContext(const CheckArgs& args, std::vector<FileInput>& inputs, ContextRe
   settings.threads = args.threads;
   settings.cacheDir = cacheDir;
   settings.snapshot = snapshot;
+  settings.keptTexts = keptTexts;
   return addProgramContext(settings, inputs, report);
 }
 
@@ -379,6 +381,7 @@ bool resolveSelection(CheckRun& run) {
   run.options.ignore = cli.ignore;
   run.options.prefilter = !args.noPrefilter;
   run.options.threads = args.threads;
+  run.options.keptTexts = std::make_shared<ByteBudget>(keptTextBudgetHook(kKeptTextBudgetBytes));
   // --cache-max-size, else GRADLINT_CACHE_MAX_SIZE (a CI job's setting), else the default.
   const char* fromEnvironment = std::getenv("GRADLINT_CACHE_MAX_SIZE");
   const std::string maxSize = !args.cacheMaxSize.empty() ? args.cacheMaxSize
@@ -526,7 +529,8 @@ bool addProgram(CheckRun& run) {
     const bool snapshot = !args.fix && !args.diff && args.summarizeTo.empty();
     run.contextRead =
         addContext(args, run.inputs, run.contextReport,
-                   run.noCache ? std::filesystem::path() : defaultCacheDir(args), snapshot);
+                   run.noCache ? std::filesystem::path() : defaultCacheDir(args), snapshot,
+                   options.keptTexts);
   } catch (const EnvironmentError& error) {
     std::cerr << "gradlint: error: " << error.what() << '\n';
     return false;
@@ -586,7 +590,7 @@ CheckResult analyse(CheckRun& run) {
       }
       ContextReport fresh;
       try {
-        addContext(args, collected, fresh, defaultCacheDir(args), false);
+        addContext(args, collected, fresh, defaultCacheDir(args), false, options.keptTexts);
         run.contextReport = std::move(fresh);
         toAnalyse = &collected;
         options.keepSummaries = run.storeDistributions() || run.storeProjectContext();
