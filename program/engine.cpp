@@ -2,6 +2,7 @@
 
 #include "checkers/catalog/grad_mode_api.h"
 #include "checkers/cpp/checker_module.h"
+#include "checkers/ir/placement.h"
 #include "checkers/ir/summaries.h"
 #include "checkers/python/chunks.h"
 #include "checkers/python/frontend.h"
@@ -96,6 +97,10 @@ struct FileState {
   // byte ranges last lowered.
   python::ChunkLayout layout;
   std::vector<bool> chosen; // per chunk: mentions a needle
+  // Split classes (header chunk indices) whose members mention a marker of a rule that follows
+  // `self.X` from method to method (Rule::needsWholeClass): only those members are parsed until
+  // one of them turns out to place a model (classesToComplete); then the whole class is.
+  std::vector<uint32_t> deferredClasses;
   bool optimizersChosen = false;
   std::vector<bool> chosenAsBinding; // per chunk: chosen only as a binding of module code
   std::vector<python::ByteRange> ranges;
@@ -589,7 +594,8 @@ bool planPythonRanges(FileState& state) {
   bool chosen = splitIntoChunks(state, markers.all);
   python::dropRestoringRegions(state.source->bytes(), state.layout, mentions);
   python::dropBoundNames(state.source->bytes(), state.layout, mentions);
-  chosen = python::chooseMentioned(state.layout, mentions, state.chosen) || chosen;
+  chosen = python::chooseMentioned(state.layout, mentions, state.chosen, &state.deferredClasses) ||
+           chosen;
   if (!chosen) return false;
   planRanges(state);
   return true;
@@ -746,6 +752,57 @@ bool planRescan(FileState& state, const RescanSearch& round) {
   if (!chooseMentions(state, mentions, round.names)) return false;
   planRanges(state);
   return true;
+}
+
+// Whether a unit places a model: an offload, or a call of a helper that offloads its argument or
+// returns a model with hooks (ir::hasPlacementEvents, or the same read from a digest).
+bool placesModel(const ir::ModuleIR& module, const ir::FunctionIR& fn,
+                 const ir::SummaryTable& summaries, const ir::DroppedUnits& dropped) {
+  const ir::UnitDigest* digest = dropped.digest(module, fn);
+  if (digest == nullptr) return ir::hasPlacementEvents(fn, summaries);
+  if (digest->has(ir::EventKind::Offload)) return true;
+  ir::Event call;
+  for (const ir::UnitDigest::Call& called : digest->calls) {
+    call.kind = called.kind;
+    call.callee = called.callee;
+    call.importsModule = called.importsModule;
+    const ir::FunctionSummary* summary = summaries.findFor(call);
+    if (summary != nullptr && (!summary->offloadsArgs.empty() || summary->returnsOffloaded)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The deferred classes (FileState::deferredClasses) of a lowered file in which a lowered method
+// places a model: GL201/GL202 then follow what it leaves on `self` into every other method
+// (rules/offload_flow.cpp), so the whole class is parsed. Until then its other methods cannot
+// change what they report.
+std::vector<uint32_t> classesToComplete(const FileState& state, const ir::SummaryTable& summaries,
+                                        const ir::DroppedUnits& dropped) {
+  std::vector<uint32_t> complete;
+  if (state.deferredClasses.empty() || !state.lowered) return complete;
+  const ir::ModuleIR& module = state.lowered->module;
+  std::vector<uint32_t> placing; // where the methods that place a model start
+  for (const ir::FunctionIR& fn : module.units) {
+    if (!fn.className.empty() && fn.kind == ir::UnitKind::Function &&
+        placesModel(module, fn, summaries, dropped)) {
+      placing.push_back(fn.range.startByte);
+    }
+  }
+  if (placing.empty()) return complete;
+  std::sort(placing.begin(), placing.end());
+  const std::vector<python::SourceChunk>& chunks = state.layout.chunks;
+  for (uint32_t header : state.deferredClasses) {
+    const auto members = state.chosen.begin() + header;
+    if (std::all_of(members, state.chosen.begin() + chunks[header].membersEnd, std::identity())) {
+      continue; // chosen whole already (a mention in its header, an enclosing class)
+    }
+    const uint32_t end = chunks[chunks[header].membersEnd - 1].end;
+    const auto first = std::lower_bound(placing.begin(), placing.end(), chunks[header].start);
+    if (first != placing.end() && *first < end) complete.push_back(header);
+  }
+  return complete;
 }
 
 struct LoweredCount {
@@ -961,7 +1018,13 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
         ir::computeSummaries(modules, &gradStates, options.knownSummaries.get(), &dropped);
     const std::vector<RescanName> names =
         namesToRescan(summaries, modules, callersNeededOf, scannedQualified, dropped);
-    if (names.empty()) break;
+    std::vector<std::vector<uint32_t>> completing(states.size());
+    bool anyCompleting = false;
+    for (size_t i = 0; i < states.size(); ++i) {
+      completing[i] = classesToComplete(states[i], summaries, dropped);
+      anyCompleting = anyCompleting || !completing[i].empty();
+    }
+    if (names.empty() && !anyCompleting) break;
     const RescanSearch round(names);
     const std::vector<std::string>& plainNames = round.names;
     ++result.stats.rescanRounds;
@@ -970,10 +1033,17 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       FileState& state = states[i];
       if (!options.prefilter) return;
       if (parsedWhole(state)) {
-        if (!state.source) return; // unreadable
+        if (!state.source || names.empty()) return; // unreadable, or no name to look for
         wantedAgain[i] = !state.lowered && mentionsAny(state.source->bytes(), plainNames);
       } else if (!allChunksChosen(state) && acquireSource(state)) {
-        wantedAgain[i] = planRescan(state, round);
+        bool more = false;
+        for (uint32_t header : completing[i]) {
+          more = python::chooseClass(state.layout, header, state.chosen) || more;
+          std::erase(state.deferredClasses, header);
+        }
+        if (more) planRanges(state);
+        if (!names.empty()) more = planRescan(state, round) || more;
+        wantedAgain[i] = more;
         releaseSource(state);
       }
     });

@@ -70,7 +70,8 @@ public:
   virtual std::vector<std::string_view> wordMarkers() const { return {}; }
   // Python partial parsing: a mention of a marker inside a method normally makes only that
   // method (and its class header) worth parsing; a rule that follows `self.attr` from method to
-  // method needs the whole class.
+  // method needs the whole class once a parsed method places a model (engine.cpp's
+  // classesToComplete).
   virtual bool needsWholeClass() const { return false; }
   // Functions with an event of this kind need every call site seen (the rule asks the summaries
   // how they are called): the engine parses their callers even where no marker is named.

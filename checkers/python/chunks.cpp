@@ -550,7 +550,7 @@ size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
 }
 
 bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
-                     std::vector<bool>& chosen) {
+                     std::vector<bool>& chosen, std::vector<uint32_t>* deferredClasses) {
   const std::vector<SourceChunk>& chunks = layout.chunks;
   bool marked = false;
   auto mark = [&](size_t index) {
@@ -581,13 +581,36 @@ bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& ment
     if (found.membersEnd > 0) {
       markClass(index); // a header: decorators or bases apply to every member
       markHeaders(found.header);
-    } else if (found.header >= 0 && mention.scope == ClassScope::WholeClass) {
+    } else if (found.header >= 0 && mention.scope == ClassScope::WholeClass &&
+               deferredClasses == nullptr) {
       markClass(static_cast<size_t>(found.header));
       markHeaders(chunks[static_cast<size_t>(found.header)].header);
     } else {
+      if (found.header >= 0 && mention.scope == ClassScope::WholeClass) {
+        const auto header = static_cast<uint32_t>(found.header);
+        if (std::find(deferredClasses->begin(), deferredClasses->end(), header) ==
+            deferredClasses->end()) {
+          deferredClasses->push_back(header);
+        }
+      }
       mark(index);
       markHeaders(found.header);
     }
+  }
+  return marked;
+}
+
+bool chooseClass(const ChunkLayout& layout, uint32_t header, std::vector<bool>& chosen) {
+  const std::vector<SourceChunk>& chunks = layout.chunks;
+  bool marked = false;
+  for (size_t i = header; i < chunks[header].membersEnd; ++i) {
+    marked = marked || !chosen[i];
+    chosen[i] = true;
+  }
+  for (int32_t around = chunks[header].header; around >= 0;
+       around = chunks[static_cast<size_t>(around)].header) {
+    marked = marked || !chosen[static_cast<size_t>(around)];
+    chosen[static_cast<size_t>(around)] = true;
   }
   return marked;
 }

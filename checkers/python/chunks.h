@@ -148,9 +148,15 @@ size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
 
 // Marks the chunks holding one of `mentions` outside comments and strings (`chosen` has one flag
 // per chunk and keeps earlier marks). A mention in a class header chooses the whole class.
-// Returns true when a chunk was newly marked.
+// With `deferredClasses`, a ClassScope::WholeClass mention in a member chooses that member only
+// and adds its class's header index there (once): the caller chooses the rest (chooseClass) if
+// what the member turns out to do calls for it. Returns true when a chunk was newly marked.
 bool chooseMentioned(const ChunkLayout& layout, const std::vector<Mention>& mentions,
-                     std::vector<bool>& chosen);
+                     std::vector<bool>& chosen, std::vector<uint32_t>* deferredClasses = nullptr);
+
+// Marks a split class's chunks: its header, every member (nested classes' included) and the
+// headers of the classes around it. Returns true when a chunk was newly marked.
+bool chooseClass(const ChunkLayout& layout, uint32_t header, std::vector<bool>& chosen);
 
 // Module code is one flow, like a function's body. From the chosen module-level statements,
 // forward: a statement that names (as a whole word, outside comments and strings) what a

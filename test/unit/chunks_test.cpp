@@ -258,6 +258,18 @@ TEST(Chunks, MentionInAMemberChoosesItAndEveryHeaderAroundIt) {
   const auto at = static_cast<uint32_t>(text.find("no_grad"));
   chooseMentioned(layout, {{at, ClassScope::WholeClass}}, whole);
   EXPECT_EQ(whole, (std::vector<bool>{true, false, true, true, true}));
+  // Deferred: the member and the headers around it now, its class (B, chunk 2) left to the
+  // caller, once however many mentions; chooseClass then takes the rest of it.
+  std::vector<bool> deferred(layout.chunks.size(), false);
+  std::vector<uint32_t> classes;
+  const std::vector<Mention> twice = {{at, ClassScope::WholeClass},
+                                      {at + 1, ClassScope::WholeClass}};
+  EXPECT_TRUE(chooseMentioned(layout, twice, deferred, &classes));
+  EXPECT_EQ(deferred, (std::vector<bool>{true, false, true, true, false}));
+  EXPECT_EQ(classes, (std::vector<uint32_t>{2}));
+  EXPECT_TRUE(chooseClass(layout, classes[0], deferred));
+  EXPECT_EQ(deferred, whole);
+  EXPECT_FALSE(chooseClass(layout, classes[0], deferred));
   // A mention in a header (a base class, a decorator) takes the whole class.
   const std::string decorated = "@torch.no_grad()\nclass C:\n    def a(self):\n        pass\n"
                                 "    def b(self):\n        pass\n";
