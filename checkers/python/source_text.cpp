@@ -2,13 +2,27 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 namespace gradlint {
 
 uint32_t countCodePoints(std::string_view text) {
-  uint32_t count = 0;
-  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
-  return count;
+  // Every byte but UTF-8's continuation bytes (10xxxxxx) starts a code point. Eight bytes at a
+  // time: a continuation byte has bit 7 set and bit 6 clear; the flags, one per byte, are summed
+  // by a multiplication (the top byte of the product).
+  constexpr uint64_t kLowBits = 0x0101010101010101ULL;
+  size_t continuation = 0;
+  size_t at = 0;
+  for (; at + 8 <= text.size(); at += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, text.data() + at, sizeof word);
+    const uint64_t flags = (word >> 7) & ~(word >> 6) & kLowBits;
+    continuation += static_cast<size_t>((flags * kLowBits) >> 56);
+  }
+  for (; at < text.size(); ++at) {
+    continuation += (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
+  }
+  return static_cast<uint32_t>(text.size() - continuation);
 }
 
 SourceText::SourceText(std::string path, std::string bytes)

@@ -35,6 +35,27 @@ TEST(SourceText, ManyLookupsOnOneLongLineStayLinear) {
   EXPECT_EQ(last, (line.size() - 1) / 7 * 7);
 }
 
+// countCodePoints counts eight bytes at a time: every length and alignment must give what a
+// byte-by-byte count of the bytes that are not continuation bytes gives.
+TEST(SourceText, CodePointCountsMatchAPlainCount) {
+  std::string bytes;
+  const char* const pieces[] = {"a",                // ASCII
+                                "\xC3\xA9",         // é
+                                "\xE4\xBD\xA0",     // 你
+                                "\xF0\x9F\x98\x80", // 😀
+                                "\xFF",             // no UTF-8 at all
+                                "\x80"};            // a stray continuation byte
+  for (int i = 0; i < 200; ++i) bytes += pieces[(i * 7) % 6];
+  for (size_t start = 0; start < 9; ++start) {
+    for (size_t length = 0; start + length <= bytes.size(); length += 1 + length / 8) {
+      const std::string_view piece = std::string_view(bytes).substr(start, length);
+      uint32_t plain = 0;
+      for (unsigned char c : piece) plain += (c & 0xC0) != 0x80;
+      EXPECT_EQ(countCodePoints(piece), plain) << start << "+" << length;
+    }
+  }
+}
+
 // Nested constructs on one line ask for columns out of order (outer start, inner start, inner
 // end, outer end): every answer must match a plain count, across the index's block boundaries
 // and multi-byte characters that straddle them.
