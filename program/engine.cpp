@@ -774,19 +774,20 @@ bool placesModel(const ir::ModuleIR& module, const ir::FunctionIR& fn,
   return false;
 }
 
-// The deferred classes (FileState::deferredClasses) of a lowered file in which a lowered method
-// places a model: GL201/GL202 then follow what it leaves on `self` into every other method
-// (rules/offload_flow.cpp), so the whole class is parsed. Until then its other methods cannot
-// change what they report.
+// The deferred classes (FileState::deferredClasses) of a lowered file in which a lowered unit
+// places a model: GL201/GL202 then follow what a method leaves on `self` into every other method
+// (rules/offload_flow.cpp), and a class body's statements into the next ones, so the whole class
+// is parsed. Until then its other members cannot change what they report.
 std::vector<uint32_t> classesToComplete(const FileState& state, const ir::SummaryTable& summaries,
                                         const ir::DroppedUnits& dropped) {
   std::vector<uint32_t> complete;
   if (state.deferredClasses.empty() || !state.lowered) return complete;
   const ir::ModuleIR& module = state.lowered->module;
-  std::vector<uint32_t> placing; // where the methods that place a model start
+  // Where the units that place a model start: methods, and class bodies (their statements run
+  // as one flow, as module code does).
+  std::vector<uint32_t> placing;
   for (const ir::FunctionIR& fn : module.units) {
-    if (!fn.className.empty() && fn.kind == ir::UnitKind::Function &&
-        placesModel(module, fn, summaries, dropped)) {
+    if (fn.kind != ir::UnitKind::Module && placesModel(module, fn, summaries, dropped)) {
       placing.push_back(fn.range.startByte);
     }
   }
