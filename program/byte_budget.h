@@ -22,8 +22,9 @@ struct ByteBudget {
 
 // The file texts a run keeps instead of reading the files again at each step (the context's
 // import scan, the first pass, the rescans, lowering, the rules). A tree up to this size (torch's
-// sources: 15 MB; diffusers' `src/`: 26 MB) is read once; past it the rest is read again when a
-// step needs it and checked against its hash, so peak memory stays bounded whatever the tree.
+// sources: 15 MB; diffusers' `src/`: 26 MB) is read once. A larger one keeps none
+// (keptTextBudgetFor): each step reads a file again when it needs it, checked against its hash,
+// so peak memory follows the files in work, not the tree.
 inline constexpr size_t kKeptTextBudgetBytes = 32 * 1024 * 1024;
 
 } // namespace gradlint

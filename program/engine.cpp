@@ -893,6 +893,18 @@ bool isRuleSelected(std::string_view code, bool preview, const CheckOptions& opt
   return matches(options.select);
 }
 
+std::shared_ptr<ByteBudget> keptTextBudgetFor(const std::vector<FileInput>& inputs,
+                                              unsigned threads) {
+  const size_t limit = keptTextBudgetHook(kKeptTextBudgetBytes);
+  std::atomic<size_t> total{0};
+  parallelFor(inputs.size(), threads, [&](size_t i) {
+    if (inputs[i].contents || total.load() > limit) return;
+    const std::optional<FileStat> stat = statFile(inputs[i].ref.path);
+    if (stat && stat->size > 0) total += static_cast<size_t>(stat->size);
+  });
+  return std::make_shared<ByteBudget>(total.load() <= limit ? limit : 0);
+}
+
 CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& options) {
   CheckResult result;
   std::vector<FileState> states(inputs.size());

@@ -80,6 +80,13 @@ struct FileInput {
   std::shared_ptr<std::optional<std::string>> keptText;
 };
 
+// The kept-text budget (CheckOptions::keptTexts) for a run over `inputs`: kKeptTextBudgetBytes
+// (GRADLINT_TEST_KEPT_TEXT_BUDGET) when the files read from disk fit in it, else none. A tree that
+// fits is read once; a larger one keeps no text at all, so its peak memory does not grow by the
+// whole budget for a part of the gain. Stats each such file (threads: as CheckOptions::threads).
+std::shared_ptr<ByteBudget> keptTextBudgetFor(const std::vector<FileInput>& inputs,
+                                              unsigned threads);
+
 struct FileReport {
   std::shared_ptr<const SourceText> source;
   std::vector<Diagnostic> diagnostics; // sorted by position

@@ -381,7 +381,6 @@ bool resolveSelection(CheckRun& run) {
   run.options.ignore = cli.ignore;
   run.options.prefilter = !args.noPrefilter;
   run.options.threads = args.threads;
-  run.options.keptTexts = std::make_shared<ByteBudget>(keptTextBudgetHook(kKeptTextBudgetBytes));
   // --cache-max-size, else GRADLINT_CACHE_MAX_SIZE (a CI job's setting), else the default.
   const char* fromEnvironment = std::getenv("GRADLINT_CACHE_MAX_SIZE");
   const std::string maxSize = !args.cacheMaxSize.empty() ? args.cacheMaxSize
@@ -523,6 +522,7 @@ bool addProgram(CheckRun& run) {
   const CheckArgs& args = run.args;
   CheckOptions& options = run.options;
   run.noCache = noCacheRequested(args);
+  options.keptTexts = keptTextBudgetFor(run.inputs, options.threads);
   try {
     // Only a check the result cache may answer takes the context from a snapshot: fixes,
     // diffs and summary files need the context modules' text.
