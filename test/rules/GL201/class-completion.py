@@ -6,9 +6,9 @@
 # A class's methods share `self`: what one method offloads, another may train. A member naming an
 # offload marker is parsed first on its own; once it turns out to place a model (an offload, or a
 # call of a helper whose summary offloads), the whole class is parsed. A class that only names
-# offload settings (FSDP's `cpu_offload=`) is never parsed whole (test/cli/fast_path_classes.test
-# counts its bytes), and trains with nothing to report.
-import torch
+# offload settings (FSDP's `cpu_offload=`) is never parsed whole and trains with nothing to
+# report: test/cli/Inputs/fast_path_classes/offload_settings.py, whose findings
+# test/cli/fast_path_classes.test compares with the full parse's and whose bytes it counts.
 from accelerate import cpu_offload
 
 
@@ -41,40 +41,3 @@ class TunerThroughHelper:
     def tune(self):
         # CHECK: [[@LINE+1]]:9: GL201 `self.model` has offload hooks from `{{offload[e]d}}()` and is trained here (`self.model.train()`)
         self.model.train()
-
-
-class ShardedWrapper:
-    """Names offload settings in every method, places nothing: no member is worth the rest."""
-
-    def __init__(self, module, cpu_offload=None, offload_params=False):
-        self.module = module
-        self.cpu_offload = cpu_offload
-        self.offload_params = offload_params
-
-    def _offload_to_cpu(self):
-        return self.offload_params and self.cpu_offload is not None
-
-    def train_step(self, batch, optimizer):
-        self.module.train()
-        loss = self.module(batch).sum()
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        return loss
-
-    def evaluate(self, batch):
-        self.module.eval()
-        with torch.no_grad():
-            return self.module(batch)
-
-    def state(self):
-        return {"module": self.module.state_dict(), "step": 0, "lr": 0.1, "momentum": 0.9}
-
-    def describe(self):
-        return f"ShardedWrapper({self.module!r}, step={self.state()['step']})"
-
-    def reset(self):
-        self.module = None
-        self.cpu_offload = None
-        self.offload_params = False
-        return self
