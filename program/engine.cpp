@@ -612,6 +612,19 @@ struct RescanName {
   bool onlyMethods = true;
 };
 
+// Whether `qualified` is a grad-mode API of the catalog (`torch.autograd.grad_mode.no_grad`) or
+// one of its methods (`...no_grad.__enter__`). A run over PyTorch's own sources summarises
+// these classes, but the lowering turns a use of one into the API's own event, never into a
+// call of that summary: its name is no reason to parse a caller (the rules that act on the
+// API's events choose those chunks by their own markers). Else every `@torch.no_grad()` that
+// the first pass proved not worth parsing would be parsed by the first rescan.
+bool isGradApiOrMember(std::string_view qualified) {
+  if (catalog::classifyPythonName(qualified) != catalog::GradApi::None) return true;
+  const size_t dot = qualified.rfind('.');
+  return dot != std::string_view::npos &&
+         catalog::classifyPythonName(qualified.substr(0, dot)) != catalog::GradApi::None;
+}
+
 // The names whose callers are worth parsing: those of summaries with an effect on callers that
 // were not scanned for yet. A name comes back when it stands for a new qualified name too.
 std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
@@ -660,6 +673,7 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
     }
   }
   for (const std::string& qualified : wanted) {
+    if (isGradApiOrMember(qualified)) continue;
     const size_t dot = qualified.rfind('.');
     const size_t scope = qualified.rfind("::");
     std::string name = dot != std::string::npos     ? qualified.substr(dot + 1)
