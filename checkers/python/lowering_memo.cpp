@@ -4,6 +4,7 @@
 
 #include "checkers/catalog/grad_mode_api.h"
 #include "checkers/catalog/offload_api.h"
+#include "checkers/python/chunks.h"
 #include "checkers/python/names.h"
 #include "checkers/python/syntax.h"
 
@@ -40,12 +41,43 @@ LoweringMemo::ClassFacts ModuleLowering::classFacts(int classUnit) const {
   return {unit.savedAttrs, unit.savedVars};
 }
 
-// What reused pieces were lowered against must be what this lowering arrived at.
+// The module-scope names bound differently now than when the memo's pieces were lowered (added,
+// removed or rebound), by their first dotted component: the word a use spells.
+std::vector<std::string> ModuleLowering::rebound(const LoweringMemo& memo) const {
+  std::unordered_set<std::string> names;
+  const auto& now = resolver.bindings();
+  const auto note = [&](const std::string& name) { names.insert(name.substr(0, name.find('.'))); };
+  for (const auto& [name, target] : now) {
+    const auto before = memo.bindings.find(name);
+    if (before == memo.bindings.end() || before->second != target) note(name);
+  }
+  for (const auto& [name, target] : memo.bindings) {
+    if (now.count(name) == 0) note(name);
+  }
+  return {names.begin(), names.end()};
+}
+
+// What reused pieces were lowered against must be what this lowering arrived at. A module-scope
+// name bound anew (the rescan of a partial parse chose another definition, an editor's buffer
+// gained a function) matters only to the pieces that spell it: a piece resolves names only
+// through the words in its text.
 bool ModuleLowering::reusedContextHolds(const LoweringMemo& memo,
                                         const std::vector<Piece>& pieces) const {
-  if (resolver.bindings() != memo.bindings || optimizerNames != memo.optimizerNames ||
-      trainerBases != memo.trainerBases || units[0].savedVars != memo.moduleSavedVars) {
+  if (optimizerNames != memo.optimizerNames || trainerBases != memo.trainerBases ||
+      units[0].savedVars != memo.moduleSavedVars) {
     return false;
+  }
+  if (resolver.bindings() != memo.bindings) {
+    const std::vector<std::string> names = rebound(memo);
+    const NeedleSearch uses(names, Match::Word);
+    const std::string_view text = source.bytes();
+    for (const Piece& piece : pieces) {
+      if (piece.reused == nullptr) continue;
+      const uint32_t start = ts_node_start_byte(piece.statement);
+      if (!uses.find(text.substr(start, ts_node_end_byte(piece.statement) - start)).empty()) {
+        return false;
+      }
+    }
   }
   for (const Piece& piece : pieces) {
     if (piece.reused == nullptr) continue;

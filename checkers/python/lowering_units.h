@@ -407,6 +407,7 @@ private:
   void findTrainerSubclasses();
   std::string qualify(int parent, std::string_view name) const;
   std::string definitionKey(TSNode statement, const std::vector<ByteRange>& parsed) const;
+  std::vector<std::string> rebound(const LoweringMemo& memo) const;
   bool reusedContextHolds(const LoweringMemo& memo, const std::vector<Piece>& pieces) const;
   LoweringMemo::ClassFacts classFacts(int classUnit) const;
   void lowerUnit(const UnitSource& unit);

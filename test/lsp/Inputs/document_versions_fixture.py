@@ -940,3 +940,217 @@ class Outer:
         def leak(self):
             print('leaking')
             torch.set_grad_enabled(False)
+#### version: unrelated-function-added
+# the same definitions, two lines further down
+
+import torch as th
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+
+def unrelated_addition():
+    return 1
+
+
+
+class Outer:
+    mode = True
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            print('leaking')
+            torch.set_grad_enabled(False)
+#### version: used-name-rebound
+# the same definitions, two lines further down
+
+import torch as th
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+
+def unrelated_addition():
+    return 1
+
+
+def set_grad_enabled(flag):
+    return flag
+
+
+
+class Outer:
+    mode = True
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            print('leaking')
+            torch.set_grad_enabled(False)
+#### version: rebinding-removed
+# the same definitions, two lines further down
+
+import torch as th
+from torch import set_grad_enabled
+
+prev = False
+trainer_state = build_optimizer()
+
+
+def restore_saved():
+    set_grad_enabled(False)
+    set_grad_enabled(prev)
+
+
+def leak():
+    print('leaking')
+    torch.set_grad_enabled(False)
+
+
+def silenced():
+    torch.set_grad_enabled(False)  # noqa: GL101
+
+
+def train(model, batches):
+    for batch in batches:
+        model(batch).sum().backward()
+        trainer_state.step()
+
+
+class Trainer:
+    mode = True
+
+    def __enter__(self):
+        self.saved = False
+        torch.set_grad_enabled(False)
+
+    def close(self):
+        torch.set_grad_enabled(self.saved)
+
+    def reset(self):
+        print('resetting')
+        torch.set_grad_enabled(False)
+        torch.set_grad_enabled(mode)
+
+    @torch.no_grad()
+    def evaluate(self, model, batch):
+        return model(batch)
+
+
+def helper():
+    return sge
+
+
+def unrelated_addition():
+    return 1
+
+
+
+class Outer:
+    mode = True
+
+    class Inner:
+        def restore(self):
+            torch.set_grad_enabled(False)
+            torch.set_grad_enabled(mode)
+
+        def leak(self):
+            print('leaking')
+            torch.set_grad_enabled(False)
