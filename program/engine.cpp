@@ -438,15 +438,22 @@ bool eventsMayReport(const std::vector<ir::UnitDigest>& digests) {
 
 // eventsMayReport, or a call reaches a function with a summary. Else the rules of a file whose
 // units were dropped find nothing, and it is not lowered again for them.
+// The summary a call that a unit's digest keeps resolves to (null when none): the lookup the
+// lowered call's event would make.
+const ir::FunctionSummary* summaryOfDigestCall(const ir::UnitDigest::Call& called,
+                                               const ir::SummaryTable& summaries) {
+  ir::Event call;
+  call.kind = called.kind;
+  call.callee = called.callee;
+  call.importsModule = called.importsModule;
+  return summaries.findFor(call);
+}
+
 bool rulesMayReport(const std::vector<ir::UnitDigest>& digests, const ir::SummaryTable& summaries) {
   if (eventsMayReport(digests)) return true;
-  ir::Event call;
   for (const ir::UnitDigest& digest : digests) {
     for (const ir::UnitDigest::Call& called : digest.calls) {
-      call.kind = called.kind;
-      call.callee = called.callee;
-      call.importsModule = called.importsModule;
-      if (summaries.findFor(call) != nullptr) return true;
+      if (summaryOfDigestCall(called, summaries) != nullptr) return true;
     }
   }
   return false;
@@ -775,12 +782,8 @@ bool placesModel(const ir::ModuleIR& module, const ir::FunctionIR& fn,
   const ir::UnitDigest* digest = dropped.digest(module, fn);
   if (digest == nullptr) return ir::hasPlacementEvents(fn, summaries);
   if (digest->has(ir::EventKind::Offload)) return true;
-  ir::Event call;
   for (const ir::UnitDigest::Call& called : digest->calls) {
-    call.kind = called.kind;
-    call.callee = called.callee;
-    call.importsModule = called.importsModule;
-    const ir::FunctionSummary* summary = summaries.findFor(call);
+    const ir::FunctionSummary* summary = summaryOfDigestCall(called, summaries);
     if (summary != nullptr && (!summary->offloadsArgs.empty() || summary->returnsOffloaded)) {
       return true;
     }
@@ -923,8 +926,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
   CheckResult result;
   std::vector<FileState> states(inputs.size());
   const std::shared_ptr<ByteBudget> keptTexts =
-      options.keptTexts ? options.keptTexts
-                        : std::make_shared<ByteBudget>(keptTextBudgetHook(kKeptTextBudgetBytes));
+      options.keptTexts ? options.keptTexts : keptTextBudgetFor(inputs, options.threads);
   for (size_t i = 0; i < inputs.size(); ++i) {
     states[i].input = &inputs[i];
     states[i].keptTexts = keptTexts.get();
@@ -994,7 +996,11 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       if (!state.input->contents && !isCppPath(state.input->ref.path)) {
         state.rereadable = true;
         state.sourceSize = bytes.size();
-        state.sourceHash = XXH3_64bits(bytes.data(), bytes.size());
+        // An earlier step's hash is these bytes' (kept texts are handed over only when they
+        // match it; a file read here was just checked against it).
+        state.sourceHash = state.input->contentsHash
+                               ? *state.input->contentsHash
+                               : XXH3_64bits(bytes.data(), bytes.size());
       }
       state.source = std::make_shared<SourceText>(state.input->ref.path, std::move(bytes));
     }
