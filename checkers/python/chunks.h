@@ -26,6 +26,7 @@ struct SourceChunk {
 struct ByteRange {
   uint32_t start = 0;
   uint32_t end = 0;
+  bool operator==(const ByteRange&) const = default;
 };
 
 struct ChunkLayout {

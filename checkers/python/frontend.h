@@ -48,13 +48,15 @@ public:
   DocumentMemo(const DocumentMemo&) = delete;
   DocumentMemo& operator=(const DocumentMemo&) = delete;
 
-  // A copy of the last tree, edited to match `text` (null when there is none yet).
-  TSTree* editedFor(std::string_view text) const;
-  void remember(std::string_view text, const TSTree* tree);
+  // A copy of the last tree, edited to match `text` and the byte ranges to parse now (null
+  // when there is none yet, or when both the text and partial ranges changed).
+  TSTree* editedFor(std::string_view text, const std::vector<ByteRange>& ranges) const;
+  void remember(std::string_view text, const std::vector<ByteRange>& ranges, const TSTree* tree);
   LoweringMemo& lowering() { return lowering_; }
 
 private:
   std::string text_;
+  std::vector<ByteRange> ranges_; // those the last tree was parsed with
   TSTree* tree_ = nullptr;
   LoweringMemo lowering_;
 };

@@ -1,7 +1,8 @@
 """Writes a package whose large module (a class of 600 methods, each naming a marker, ~52 KB
 parsed in the first pass) calls a helper from another module in a method that names no marker:
 that method is parsed only when the summaries' rescan adds it, and the engine then re-parses the
-file from its kept tree (files parsed in part from 32 KB on keep theirs).
+file from its kept tree (files parsed in part from 32 KB on keep theirs). A nested class at the
+end has another such method after its last chosen one.
 
     make_large_rescan.py OUT_DIR
 """
@@ -20,5 +21,10 @@ for n in range(600):
               f"            return x + {n}", ""]
     if n == 300:  # in the middle, so that kept parts come before and after it
         lines += ["    def uses_helper(self):", "        leaky_helper()", "        return 1", ""]
+# And at the end of a nested class, after its last chosen method: the rescan's new range starts
+# where the old tree's class ended, and must still land inside the class.
+lines += ["class Outer:", "    class Inner:", "        def method(self, x):",
+          "            with torch.enable_grad():", "                return x", "",
+          "        def last_uses_helper(self):", "            leaky_helper()", ""]
 with open(os.path.join(out, "pkg", "big.py"), "w") as f:
     f.write("\n".join(lines) + "\n")
