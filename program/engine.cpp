@@ -436,8 +436,6 @@ bool eventsMayReport(const std::vector<ir::UnitDigest>& digests) {
   return false;
 }
 
-// eventsMayReport, or a call reaches a function with a summary. Else the rules of a file whose
-// units were dropped find nothing, and it is not lowered again for them.
 // The summary a call that a unit's digest keeps resolves to (null when none): the lookup the
 // lowered call's event would make.
 const ir::FunctionSummary* summaryOfDigestCall(const ir::UnitDigest::Call& called,
@@ -449,6 +447,8 @@ const ir::FunctionSummary* summaryOfDigestCall(const ir::UnitDigest::Call& calle
   return summaries.findFor(call);
 }
 
+// eventsMayReport, or a call reaches a function with a summary. Else the rules of a file whose
+// units were dropped find nothing, and it is not lowered again for them.
 bool rulesMayReport(const std::vector<ir::UnitDigest>& digests, const ir::SummaryTable& summaries) {
   if (eventsMayReport(digests)) return true;
   for (const ir::UnitDigest& digest : digests) {
