@@ -104,8 +104,9 @@ struct FileState {
   bool optimizersChosen = false;
   std::vector<bool> chosenAsBinding; // per chunk: chosen only as a binding of module code
   std::vector<python::ByteRange> ranges;
-  // A large file's last tree: if a rescan adds chunks, the parse reuses what did not change.
-  std::unique_ptr<python::DocumentMemo> treeMemo;
+  // A large file's last lowering: if a rescan adds chunks, the definitions it lowered already
+  // are not lowered again (lowering_memo.h).
+  std::unique_ptr<python::DocumentMemo> keptMemo;
   // C++: the project headers whose functions this translation unit lowered, until the run
   // takes them as files of their own (adoptHeaders).
   std::vector<std::pair<std::shared_ptr<SourceText>, python::PythonFileResult>> headers;
@@ -349,12 +350,13 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Files parsed in part whose tree (and lowering) is kept for the run, for rescans: large ones
-// only (only large files make a rescan round wait), and only up to a total of parsed bytes (a
-// tree and the kept IR take ~25-35 times the bytes parsed). Files are lowered largest first, so
-// the budget goes to the largest: on the torch corpus every file a rescan re-parses fits in it.
-constexpr size_t kTreeKeptFromBytes = 32 * 1024;
-constexpr size_t kTreesKeptBudgetBytes = 1024 * 1024;
+// Files parsed in part whose lowering is kept for the run, for rescans: large ones only (only
+// large files make a rescan round wait), and only up to a total of parsed bytes (the kept IR
+// takes ~10-15 times them). Files are lowered largest first, so the budget goes to the largest:
+// on the torch corpus every file a rescan re-parses fits in it. Their trees are not kept
+// (DocumentMemo::remember says why).
+constexpr size_t kMemoKeptFromBytes = 32 * 1024;
+constexpr size_t kMemosKeptBudgetBytes = 1024 * 1024;
 
 // Lowerings kept whole from lowering to the rules, in bytes parsed (a lowering takes ~10-15
 // times them): enough for the torch corpus. Past it a file keeps only its units' digests
@@ -371,12 +373,12 @@ constexpr size_t kReportingIrBudgetBytes = 2 * 1024 * 1024;
 
 // The budgets of one run.
 struct LoweringBudgets {
-  ByteBudget keptTrees{kTreesKeptBudgetBytes};
+  ByteBudget keptMemos{kMemosKeptBudgetBytes};
   ByteBudget wholeIr{wholeIrBudgetHook(kWholeIrBudgetBytes)};
   ByteBudget reportingIr{wholeIrBudgetHook(kReportingIrBudgetBytes)};
 };
 
-// Returns true when the parse started from a tree this run kept for the file.
+// Returns true when the lowering started from one this run kept for the file.
 bool lowerFile(FileState& state, const CheckOptions& options, ByteBudget& budget) {
   if (!acquireSource(state)) return false;
   const SourceFileRef& ref = state.input->ref;
@@ -390,26 +392,27 @@ bool lowerFile(FileState& state, const CheckOptions& options, ByteBudget& budget
     context = {ref.moduleName, false, false, true};
   }
   python::DocumentMemo* memo = state.input->documentMemo.get();
-  const bool fromKeptTree = state.treeMemo != nullptr;
+  const bool fromKeptMemo = state.keptMemo != nullptr;
   if (memo == nullptr && !state.ranges.empty()) {
     const size_t bytes = parsedBytes(state);
-    if (!state.treeMemo && bytes >= kTreeKeptFromBytes && budget.take(bytes)) {
-      state.treeMemo = std::make_unique<python::DocumentMemo>();
+    if (!state.keptMemo && bytes >= kMemoKeptFromBytes && budget.take(bytes)) {
+      state.keptMemo = std::make_unique<python::DocumentMemo>();
     }
-    memo = state.treeMemo.get();
+    memo = state.keptMemo.get();
   }
   setLowering(state, python::analyzePythonFile(*state.source, context, state.ranges, memo));
   state.lowered->module.origin = state.input->origin;
-  return fromKeptTree;
+  return fromKeptMemo;
 }
 
 // The lowering lowerFile made of a file read from disk, made again from its text (as
-// deterministic as the first: the same bytes and ranges, and the same kept tree if any).
+// deterministic as the first: the same bytes and ranges; a kept lowering gives what lowering
+// its definitions again would).
 python::PythonFileResult lowerAgain(const FileState& state) {
   const SourceFileRef& ref = state.input->ref;
   const python::ModuleContext context{ref.moduleName, ref.isPackageInit, ref.inPackage};
   python::DocumentMemo* memo = state.input->documentMemo.get();
-  if (memo == nullptr && !state.ranges.empty()) memo = state.treeMemo.get();
+  if (memo == nullptr && !state.ranges.empty()) memo = state.keptMemo.get();
   python::PythonFileResult result =
       python::analyzePythonFile(*state.source, context, state.ranges, memo);
   result.module.origin = state.input->origin;
@@ -826,7 +829,7 @@ std::vector<uint32_t> classesToComplete(const FileState& state, const ir::Summar
 struct LoweredCount {
   size_t files = 0;
   size_t bytes = 0;        // handed to the parser
-  size_t fromKeptTree = 0; // files re-parsed from the tree kept by their last parse
+  size_t fromKeptMemo = 0; // files whose last lowering was kept (lowerFile)
 };
 
 // Lowers the wanted files, the largest first: a large file started last would leave the other
@@ -839,14 +842,14 @@ LoweredCount lowerLargestFirst(std::vector<FileState>& states, const std::vector
   }
   std::sort(order.begin(), order.end(), std::greater<>());
   LoweredCount count;
-  std::atomic<size_t> fromKeptTree{0};
+  std::atomic<size_t> fromKeptMemo{0};
   parallelFor(order.size(), options.threads, [&](size_t at) {
     FileState& state = states[order[at].second];
-    if (lowerFile(state, options, budgets.keptTrees)) ++fromKeptTree;
+    if (lowerFile(state, options, budgets.keptMemos)) ++fromKeptMemo;
     keepOrDigest(state, budgets);
     releaseSource(state);
   });
-  count.fromKeptTree = fromKeptTree;
+  count.fromKeptMemo = fromKeptMemo;
   count.files = order.size();
   for (const auto& [bytes, index] : order) count.bytes += bytes;
   return count;
@@ -1084,7 +1087,7 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
     adoptHeaders(states, headerInputs, inputs.size());
     result.stats.rescanLowerings += added.files;
     result.stats.rescanBytes += added.bytes;
-    result.stats.rescanFromKeptTree += added.fromKeptTree;
+    result.stats.rescanFromKeptMemo += added.fromKeptMemo;
     if (added.files == 0) break;
   }
   result.stats.summariesAndRescanSeconds = secondsSince(phaseStart);

@@ -104,7 +104,7 @@ struct CheckStats {
   size_t rescanRounds = 0;    // rounds that looked for callers of summarised functions
   size_t rescanLowerings = 0; // files lowered (again) by those rounds
   size_t rescanBytes = 0;
-  size_t rescanFromKeptTree = 0; // of those files, re-parsed from the tree of their last parse
+  size_t rescanFromKeptMemo = 0; // of those files, lowered again beside their last lowering
   size_t contextFiles = 0;         // context modules read (FileInput::context)
   size_t contextLowered = 0;       // of those, lowered (they name a marker or a summarised name)
   double readAndFirstPassSeconds = 0;

@@ -48,15 +48,16 @@ public:
   DocumentMemo(const DocumentMemo&) = delete;
   DocumentMemo& operator=(const DocumentMemo&) = delete;
 
-  // A copy of the last tree, edited to match `text` and the byte ranges to parse now (null
-  // when there is none yet, or when both the text and partial ranges changed).
+  // A copy of the last tree, edited to match `text` (null when there is none, or when
+  // `ranges` are not the whole text: only whole buffers keep their tree).
   TSTree* editedFor(std::string_view text, const std::vector<ByteRange>& ranges) const;
+  // Keeps `tree` for the next parse when it covers the whole text; the lowering memo is kept
+  // either way.
   void remember(std::string_view text, const std::vector<ByteRange>& ranges, const TSTree* tree);
   LoweringMemo& lowering() { return lowering_; }
 
 private:
-  std::string text_;
-  std::vector<ByteRange> ranges_; // those the last tree was parsed with
+  std::string text_; // the text of tree_
   TSTree* tree_ = nullptr;
   LoweringMemo lowering_;
 };

@@ -1,8 +1,8 @@
 """Writes a package whose large module (a class of 600 methods, each naming a marker, ~52 KB
 parsed in the first pass) calls a helper from another module in a method that names no marker:
-that method is parsed only when the summaries' rescan adds it, and the engine then re-parses the
-file from its kept tree (files parsed in part from 32 KB on keep theirs). A nested class at the
-end has another such method after its last chosen one.
+that method is parsed only when the summaries' rescan adds it, and the engine then lowers the
+file again beside its kept lowering (files parsed in part from 32 KB on keep theirs). A nested
+class at the end has another such method after its last chosen one.
 
     make_large_rescan.py OUT_DIR
 """
