@@ -179,7 +179,8 @@ void printStats(const CheckStats& stats, std::ostream& out) {
   // A cached run did no work: its counters are all zero.
   out << fmt::format(
       "gradlint: stats: read {} bytes; first pass lowered {} files, parsing {} bytes ({:.1f}%); "
-      "{} rescan rounds lowered {} files ({} with their last lowering kept), parsing {} bytes ({:.1f}%); "
+      "{} rescan rounds lowered {} files ({} with their last lowering kept), parsing {} bytes "
+      "({:.1f}%); "
       "phases: read+first pass {:.3f} s, summaries+rescan {:.3f} s, rules {:.3f} s\n",
       stats.bytesRead, stats.firstPassFiles, stats.firstPassBytes,
       stats.bytesRead == 0 ? 0.0 : 100.0 * stats.firstPassBytes / stats.bytesRead,
