@@ -745,52 +745,6 @@ bool allChunksChosen(const FileState& state) {
          std::all_of(state.chosen.begin(), state.chosen.end(), std::identity());
 }
 
-// The name a definition chunk defines (`def NAME` or `async def NAME` after its decorators),
-// empty for a class or a statement.
-std::string_view definedFunctionName(std::string_view text, const python::SourceChunk& chunk) {
-  if (!chunk.definition || chunk.membersEnd > 0) return {};
-  for (size_t line = chunk.start; line < chunk.end;) {
-    size_t at = line;
-    while (at < chunk.end && (text[at] == ' ' || text[at] == '\t')) ++at;
-    std::string_view rest = text.substr(at, chunk.end - at);
-    if (rest.starts_with("async ")) rest.remove_prefix(6);
-    if (rest.starts_with("def ")) {
-      rest.remove_prefix(4);
-      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-      size_t end = 0;
-      while (end < rest.size() && python::isWordChar(rest[end])) ++end;
-      return rest.substr(0, end);
-    }
-    if (rest.starts_with("class ")) return {};
-    const size_t next = text.find('\n', at);
-    if (next == std::string_view::npos || next >= chunk.end) break;
-    line = next + 1;
-  }
-  return {};
-}
-
-// A large file's rescan also takes in, within the file, what calls the functions it adds, and
-// so on: their summaries may matter to the next round, which would parse the whole file again
-// (a partial parse is never incremental: DocumentMemo::remember). Parsing a few more methods
-// now costs less. `before`: the chunks chosen before this rescan.
-void chooseLocalCallers(FileState& state, std::vector<bool> before) {
-  const std::string& text = state.source->bytes();
-  const std::vector<python::SourceChunk>& chunks = state.layout.chunks;
-  constexpr int kRounds = 8; // a bound: each round searches the file once
-  for (int pass = 0; pass < kRounds; ++pass) {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < chunks.size(); ++i) {
-      if (!state.chosen[i] || before[i]) continue;
-      // Not a dunder: Python calls those (`__init__`, `__call__`) without naming them.
-      const std::string_view name = definedFunctionName(text, chunks[i]);
-      if (!name.empty() && !name.starts_with("__")) names.emplace_back(name);
-    }
-    if (names.empty()) return;
-    before = state.chosen;
-    if (!python::chooseChunks(text, state.layout, names, state.chosen, python::Match::Use)) return;
-  }
-}
-
 bool planRescan(FileState& state, const RescanSearch& round) {
   if (allChunksChosen(state)) return false; // nothing left to add
   const std::string& text = state.source->bytes();
@@ -821,9 +775,10 @@ bool planRescan(FileState& state, const RescanSearch& round) {
   });
   std::vector<bool> before = state.chosen; // empty if not split yet: then never parsed in part
   if (!chooseMentions(state, mentions, round.names)) return false;
-  if (!state.ranges.empty() && before.size() == state.chosen.size() &&
-      parsedBytes(state) >= kMemoKeptFromBytes) {
-    chooseLocalCallers(state, std::move(before));
+  // A large file parsed in part is re-parsed whole by each round (a partial parse is never
+  // incremental: DocumentMemo::remember), so it takes in what calls the functions added now.
+  if (!before.empty() && !state.ranges.empty() && parsedBytes(state) >= kMemoKeptFromBytes) {
+    python::chooseLocalCallers(text, state.layout, state.chosen, std::move(before));
   }
   planRanges(state);
   return true;

@@ -451,28 +451,38 @@ constexpr std::array<Spoiler, 13> kRegionSpoilers = {{
     {"dispatch", false},
 }};
 
-// A chunk that a restoring region alone does not make worth parsing: a function's (not a
-// class's: a class body runs at import), naming no spoiler.
-bool quietFunction(std::string_view text, const ChunkLayout& layout, const SourceChunk& chunk) {
-  if (!chunk.definition || chunk.membersEnd > 0) return false;
+// The name a function's chunk defines: on the line after its decorators, at the chunk's own
+// indentation, `def NAME` or `async def NAME`. Empty for a class, a split class's header or a
+// statement.
+std::string_view functionNameOf(std::string_view text, const SourceChunk& chunk) {
+  if (!chunk.definition || chunk.membersEnd > 0) return {};
   const std::string_view body = text.substr(chunk.start, chunk.end - chunk.start);
-  // The line after the decorators, at the chunk's own indentation: `def` or `async def`.
   const uint32_t indent = indentOf(text, chunk.start);
-  bool function = false;
   for (size_t line = 0; line < body.size();) {
     if (indentOf(body, line) == indent) {
-      const std::string_view rest = body.substr(line + indent, 10);
-      if (rest.starts_with("class ")) return false;
-      if (rest.starts_with("def ") || rest.starts_with("async def ")) {
-        function = true;
-        break;
+      std::string_view rest = body.substr(line + indent);
+      if (rest.starts_with("class ")) return {};
+      if (rest.starts_with("async ")) rest.remove_prefix(6);
+      if (rest.starts_with("def ")) {
+        rest.remove_prefix(4);
+        while (rest.starts_with(' ') || rest.starts_with('\t')) rest.remove_prefix(1);
+        size_t end = 0;
+        while (end < rest.size() && isWordChar(rest[end])) ++end;
+        return rest.substr(0, end);
       }
     }
     const size_t next = body.find('\n', line);
     if (next == std::string_view::npos) break;
     line = next + 1;
   }
-  if (!function) return false;
+  return {};
+}
+
+// A chunk that a restoring region alone does not make worth parsing: a function's (not a
+// class's: a class body runs at import), naming no spoiler.
+bool quietFunction(std::string_view text, const ChunkLayout& layout, const SourceChunk& chunk) {
+  if (functionNameOf(text, chunk).empty()) return false;
+  const std::string_view body = text.substr(chunk.start, chunk.end - chunk.start);
   for (const Spoiler& spoiler : kRegionSpoilers) {
     for (size_t found = body.find(spoiler.text); found != std::string_view::npos;
          found = body.find(spoiler.text, found + 1)) {
@@ -884,6 +894,26 @@ std::vector<ByteRange> chosenRanges(const std::vector<SourceChunk>& chunks,
     }
   }
   return ranges;
+}
+
+bool chooseLocalCallers(std::string_view text, const ChunkLayout& layout,
+                        std::vector<bool>& chosen, std::vector<bool> before) {
+  constexpr int kPasses = 8; // a bound: each pass searches the text once
+  bool marked = false;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < layout.chunks.size(); ++i) {
+      if (!chosen[i] || before[i]) continue;
+      // Not a dunder: Python calls those (`__init__`, `__call__`) without naming them.
+      const std::string_view name = functionNameOf(text, layout.chunks[i]);
+      if (!name.empty() && !name.starts_with("__")) names.emplace_back(name);
+    }
+    if (names.empty()) break;
+    before = chosen;
+    if (!chooseChunks(text, layout, names, chosen, Match::Use)) break;
+    marked = true;
+  }
+  return marked;
 }
 
 bool chooseTrainerSubclasses(std::string_view text, const ChunkLayout& layout,

@@ -174,6 +174,14 @@ bool chooseClass(const ChunkLayout& layout, uint32_t header, std::vector<bool>& 
 bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout, std::vector<bool>& chosen,
                       std::vector<bool>& asBinding);
 
+// The chunks that call (Match::Use mentions outside comments and strings) a function whose
+// chunk is chosen and was not in `before` (the chosen flags before the latest choice), then
+// those that call the functions this adds, and so on, for at most 8 passes; dunders aside.
+// A rescan of a large file takes them in at once: the next round would parse the whole file
+// again to add them. True when a chunk was newly marked.
+bool chooseLocalCallers(std::string_view text, const ChunkLayout& layout,
+                        std::vector<bool>& chosen, std::vector<bool> before);
+
 // Classes deriving from a library's trainer (a base named `...Trainer`, as in
 // `class MyTrainer(SFTTrainer):`) that a chosen chunk instantiates (`MyTrainer(`): chosen whole,
 // so that lowering knows `MyTrainer(model=m).train()` trains `m`. True when a chunk was newly

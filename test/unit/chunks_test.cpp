@@ -418,5 +418,26 @@ TEST(Chunks, SameTextWithAnotherScopeIsReportedToo) {
   EXPECT_NE(found[0].scope, found[1].scope);
 }
 
+// The callers of a newly chosen function, then theirs, are chosen; a mention in a comment or
+// a string is none, and a dunder's mentions are not followed.
+TEST(Chunks, LocalCallersOfNewlyChosenFunctions) {
+  const std::string text = "def helper():\n    pass\n"          // 0: newly chosen
+                           "def caller():\n    helper()\n"      // 1
+                           "def outer():\n    return caller()\n" // 2: a caller's caller
+                           "def other():\n    # helper()\n    return 'caller()'\n" // 3
+                           "def __init__():\n    pass\n"        // 4: newly chosen, a dunder
+                           "def uses_init():\n    __init__()\n"; // 5
+  const ChunkLayout layout = scanChunks(text, 0, false);
+  ASSERT_EQ(layout.chunks.size(), 6u);
+  std::vector<bool> chosen{true, false, false, false, true, false};
+  const std::vector<bool> before(6, false);
+  EXPECT_TRUE(chooseLocalCallers(text, layout, chosen, before));
+  EXPECT_EQ(chosen, (std::vector<bool>{true, true, true, false, true, false}));
+  // Chosen before: nothing to follow.
+  std::vector<bool> again{true, false, false, false, false, false};
+  EXPECT_FALSE(chooseLocalCallers(text, layout, again, again));
+  EXPECT_EQ(again, (std::vector<bool>{true, false, false, false, false, false}));
+}
+
 } // namespace
 } // namespace gradlint::python
