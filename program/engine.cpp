@@ -604,6 +604,7 @@ bool planPythonRanges(FileState& state) {
   bool chosen = splitIntoChunks(state, markers.all);
   python::dropRestoringRegions(state.source->bytes(), state.layout, mentions);
   python::dropBoundNames(state.source->bytes(), state.layout, mentions);
+  python::dropLoneBackwards(state.source->bytes(), state.layout, mentions);
   chosen = python::chooseMentioned(state.layout, mentions, state.chosen, &state.deferredClasses) ||
            chosen;
   if (!chosen) return false;

@@ -18,7 +18,8 @@ public:
         Severity::Error};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override { return {}; }
+  // The grad-mode APIs (Rule's markers): a helper that leaves grad disabled must be parsed for
+  // its summary, which tells a caller's backward that its value has no graph.
   std::vector<std::string_view> wordMarkers() const override {
     return {"backward", "manual_backward"}; // Lightning: self.manual_backward(loss)
   }

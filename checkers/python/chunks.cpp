@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -540,6 +541,75 @@ size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
   return before - mentions.size();
 }
 
+namespace {
+
+// What, beside a backward, makes a function's backward matter to a rule: an optimizer step
+// (GL301/GL305 read a backward and a step of one function) or a grad-mode API that can disable
+// grad in it (GL302/GL304 ask whether the backward's value was computed so). Substrings, in
+// code, comments or strings alike: finding one where it does not count only parses more.
+constexpr std::array<std::string_view, 5> kBackwardCompanions = {
+    "step", "no_grad", "inference_mode", "grad_enabled", "_enter"};
+
+bool backwardAt(std::string_view text, size_t at) {
+  const std::string_view rest = text.substr(at);
+  return rest.starts_with("backward") || rest.starts_with("manual_backward");
+}
+
+// Names the file binds to a companion: import aliases (`from torch import no_grad as ng`) and
+// module-level assignments (`ng = torch.no_grad`). A function may call the API by those only.
+std::vector<std::string> companionAliases(std::string_view text, const ChunkLayout& layout) {
+  const std::vector<std::string> companions(kBackwardCompanions.begin(),
+                                            kBackwardCompanions.end());
+  std::vector<std::string> aliases = importAliases(text, layout.chunks, companions);
+  for (const SourceChunk& chunk : layout.chunks) {
+    if (chunk.definition || chunk.imports || chunk.header >= 0) continue;
+    const std::string_view statement = text.substr(chunk.start, chunk.end - chunk.start);
+    if (std::none_of(kBackwardCompanions.begin(), kBackwardCompanions.end(),
+                     [&](std::string_view c) { return statement.find(c) != std::string_view::npos; })) {
+      continue;
+    }
+    const size_t first = indentOf(text, chunk.start);
+    size_t end = first;
+    while (end < statement.size() && isWordChar(statement[end])) ++end;
+    if (end > first) aliases.emplace_back(statement.substr(first, end - first));
+  }
+  return aliases;
+}
+
+bool namesCompanion(std::string_view body, const std::vector<std::string>& aliases) {
+  for (std::string_view companion : kBackwardCompanions) {
+    if (body.find(companion) != std::string_view::npos) return true;
+  }
+  return std::any_of(aliases.begin(), aliases.end(), [&](const std::string& alias) {
+    return !findMentions(body, {alias}, Match::Word).empty();
+  });
+}
+
+} // namespace
+
+size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
+                         std::vector<Mention>& mentions) {
+  std::unordered_map<size_t, bool> lone; // per function chunk
+  std::optional<std::vector<std::string>> aliases;
+  const size_t before = mentions.size();
+  std::erase_if(mentions, [&](const Mention& mention) {
+    if (!backwardAt(text, mention.at)) return false;
+    const size_t index = codeChunkAt(layout, mention.at);
+    if (index == SIZE_MAX) return false;
+    const auto known = lone.find(index);
+    if (known != lone.end()) return known->second;
+    const SourceChunk& chunk = layout.chunks[index];
+    bool drop = false;
+    if (!functionNameOf(text, chunk).empty()) {
+      if (!aliases) aliases = companionAliases(text, layout);
+      drop = !namesCompanion(text.substr(chunk.start, chunk.end - chunk.start), *aliases);
+    }
+    lone.emplace(index, drop);
+    return drop;
+  });
+  return before - mentions.size();
+}
+
 size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
                       std::vector<Mention>& mentions) {
   const size_t before = mentions.size();
@@ -724,6 +794,20 @@ bool bindsLiteral(std::string_view statement) {
 
 } // namespace
 
+namespace {
+
+// `NAME` of a statement that starts `NAME.attribute` (a method call, an attribute written):
+// the object it acts on. Empty for any other statement.
+std::string_view receiverAtStart(std::string_view text, const SourceChunk& chunk) {
+  const size_t first = chunk.start + indentOf(text, chunk.start);
+  size_t end = first;
+  while (end < chunk.end && isWordChar(text[end])) ++end;
+  if (end == first || end >= chunk.end || text[end] != '.') return {};
+  return text.substr(first, end - first);
+}
+
+} // namespace
+
 bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
                       std::vector<bool>& chosen, std::vector<bool>& asBinding) {
   const std::vector<SourceChunk>& chunks = layout.chunks;
@@ -798,18 +882,23 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
     if (isStatement(i) && chosen[i] && !asBinding[i]) work.push_back(static_cast<uint32_t>(i));
   }
   std::unordered_set<std::string_view> followed;
+  auto follow = [&](std::string_view name) {
+    if (!followed.insert(name).second) return;
+    if (const auto found = users.find(name); found != users.end()) {
+      for (uint32_t user : found->second) choose(user, work, false);
+    }
+  };
   while (!work.empty()) {
     const uint32_t statement = work.back();
     work.pop_back();
     reached.push_back(statement);
+    // A module object that the statement acts on (`pipe.enable_model_cpu_offload()`): what
+    // happens to it after matters as much as what a binding starts (`pipe.unet(x).backward()`).
+    const std::string_view receiver = receiverAtStart(text, chunks[statement]);
+    if (!receiver.empty() && binders.count(receiver) != 0) follow(receiver);
     const auto binds = bindsOf.find(statement);
     if (binds == bindsOf.end()) continue;
-    for (const std::string& name : binds->second) {
-      if (!followed.insert(name).second) continue;
-      if (const auto found = users.find(name); found != users.end()) {
-        for (uint32_t user : found->second) choose(user, work, false);
-      }
-    }
+    for (const std::string& name : binds->second) follow(name);
   }
   // Backward, from those: what a statement names reaches the statements binding it,
   // transitively (`offload_map = {...}` above `heavy = X.from_pretrained(...,

@@ -140,6 +140,16 @@ bool restoringRegionAt(std::string_view text, size_t at);
 size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
                             std::vector<Mention>& mentions);
 
+// Removes from `mentions` the backwards (`backward`, `manual_backward`) in the chunk of a
+// function that names no optimizer step and no API that disables grad (nor a name the file
+// binds to one). No rule acts on such a backward: the training-loop rules need a step in the
+// same function, GL302/GL304 a value computed with grad disabled there, and no summary carries
+// a backward. A call that disables grad through a summarised helper is found by the rescans,
+// which parse the callers of such helpers. Module statements and class bodies keep theirs (a
+// script offloads in one statement and trains in the next). Returns how many it removed.
+size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
+                         std::vector<Mention>& mentions);
+
 // Removes from `mentions` those inside the name that a module or class-body statement binds
 // first (`model_cpu_offload_seq = "unet->vae"`): binding a name is no event, and every use of
 // the name mentions the marker too (module code reaches the binding from a chosen use). Returns
@@ -161,8 +171,9 @@ bool chooseClass(const ChunkLayout& layout, uint32_t header, std::vector<bool>& 
 
 // Module code is one flow, like a function's body. From the chosen module-level statements,
 // forward: a statement that names (as a whole word, outside comments and strings) what a
-// chosen one binds at its start (`heavy = ...`, `a, b = ...`, `x: T = ...`) is chosen, and so
-// on over what it binds; then backward from all of those: the statements binding what they
+// chosen one binds at its start (`heavy = ...`, `a, b = ...`, `x: T = ...`) or acts on there
+// (`heavy.enable_model_cpu_offload()`, for a name module code binds) is chosen, and so on over
+// what it binds; then backward from all of those: the statements binding what they
 // name, and so on over what those name; the chosen definitions start that backward walk too (a
 // function loading `MODEL_ID` makes `MODEL_ID = "..."` matter). `heavy = X.from_pretrained(...,
 // device_map=offload_map)` makes `heavy.train()` below and `offload_map = {...}` above matter,

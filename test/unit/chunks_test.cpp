@@ -342,6 +342,33 @@ TEST(Chunks, RestoringRegionsAloneDoNotChooseAFunction) {
             (std::vector<bool>{false, false, true, true, false, true, true, true, true}));
 }
 
+TEST(Chunks, ABackwardAloneInAFunctionIsNoMention) {
+  const std::string text = "import torch\n"
+                           "from torch import no_grad as frozen\n"
+                           "off = torch.inference_mode\n"
+                           "def check(model, x):\n    model(x).sum().backward()\n"
+                           "def train(model, opt, x):\n    model(x).sum().backward()\n"
+                           "    opt.step()\n"
+                           "def aliased(model, x):\n    with frozen():\n        y = model(x)\n"
+                           "    y.backward()\n"
+                           "def bound(model, x):\n    with off():\n        y = model(x)\n"
+                           "    y.backward()\n"
+                           "class Trainer:\n    def fit(self, x):\n        self.model(x).backward()\n"
+                           "model(x).backward()\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 10u);
+  std::vector<Mention> mentions = findMentions(text, {"backward"}, Match::WordMarker);
+  ASSERT_EQ(mentions.size(), 6u);
+  // `check` and the method `fit` name no step and nothing that disables grad; `train` names a
+  // step, `aliased` and `bound` an API through an import alias and a module binding, and module
+  // code keeps its backward (a script offloads in one statement and trains in the next).
+  EXPECT_EQ(dropLoneBackwards(text, layout, mentions), 2u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  chooseMentioned(layout, mentions, chosen);
+  EXPECT_EQ(chosen, (std::vector<bool>{false, false, false, false, true, true, true, false, false,
+                                       true}));
+}
+
 TEST(Chunks, ANameBoundByModuleOrClassCodeIsNoMention) {
   const std::string text = "device_map_default = 'auto'\n"
                            "class Pipeline:\n"
