@@ -184,6 +184,22 @@ TEST(Chunks, ModuleFlowChoosesUsesAndBindingsOfChosenStatements) {
   EXPECT_FALSE(chooseModuleFlow(text, layout, onlyFunction, none));
 }
 
+TEST(Chunks, ModuleFlowFollowsTheObjectAStatementActsOn) {
+  const std::string text = "pipe = load()\n"                      // 0 binding (backward)
+                           "pipe.enable_model_cpu_offload()\n"    // 1 chosen
+                           "for b in data:\n    pipe(b).backward()\n" // 2 forward
+                           "torch.manual_seed(0)\n"               // 3 an import's name
+                           "print(torch)\n";                      // 4 not reached
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 5u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  std::vector<bool> asBinding;
+  chosen[1] = true;
+  chosen[3] = true; // `torch` is bound by no module statement: its users are not followed
+  EXPECT_TRUE(chooseModuleFlow(text, layout, chosen, asBinding));
+  EXPECT_EQ(chosen, (std::vector<bool>{true, true, true, true, false}));
+}
+
 // A chosen function reads module constants: their literal bindings are chosen (one step, as
 // bindings), not other bindings of the names it mentions nor their other uses.
 TEST(Chunks, ModuleFlowChoosesConstantsAChosenFunctionReads) {
