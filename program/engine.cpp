@@ -195,7 +195,14 @@ std::optional<size_t> firstNonUtf8Byte(std::string_view bytes) {
   for (size_t i = 0; i < bytes.size();) {
     const auto lead = static_cast<unsigned char>(bytes[i]);
     if (lead < 0x80) {
+      // Source is mostly ASCII: skip it eight bytes at a time.
       ++i;
+      while (i + sizeof(uint64_t) <= bytes.size()) {
+        uint64_t word = 0;
+        std::memcpy(&word, bytes.data() + i, sizeof word);
+        if ((word & 0x8080808080808080u) != 0) break;
+        i += sizeof word;
+      }
       continue;
     }
     size_t length = 0;

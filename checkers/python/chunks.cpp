@@ -278,27 +278,48 @@ NeedleSearch::NeedleSearch(const std::vector<std::string>& needles, Match match)
       }()) {}
 
 NeedleSearch::NeedleSearch(std::vector<Needle> needles) : filter_(65536 / 64, 0) {
-  size_t shortestLong = SIZE_MAX; // of the needles of 4 bytes or more
   for (Needle& needle : needles) {
     const bool duplicate = std::any_of(needles_.begin(), needles_.end(), [&](const Needle& n) {
       return n.text == needle.text && n.match == needle.match && n.scope == needle.scope;
     });
     if (needle.text.empty() || duplicate || needles_.size() >= UINT16_MAX) continue;
     isName_.push_back(std::all_of(needle.text.begin(), needle.text.end(), isWordChar));
-    if (needle.text.size() < 4) {
-      short_.push_back(static_cast<uint16_t>(needles_.size()));
-    } else {
-      shortestLong = std::min(shortestLong, needle.text.size());
-    }
     needles_.push_back(std::move(needle));
   }
   // Only every stride_-th position is looked at. An occurrence of a needle of n >= 4 bytes
   // starting at p holds a window at the first looked-at position q >= p as long as
-  // stride_ <= n - 3; that window is the needle's at offset q - p < stride_.
-  stride_ = shortestLong == SIZE_MAX ? 1 : std::min<size_t>(shortestLong - 3, 16);
+  // stride_ <= n - 3; that window is the needle's at offset q - p < stride_. So one short name
+  // among long ones (a rescan's `eval` among `_test_ddp_logging_data`...) would make the whole
+  // search look at every position: needles under the length that gives the cheapest search are
+  // searched one by one instead (memmem, about a quarter of a stride-1 pass each, measured on
+  // torch's sources).
+  constexpr double kOneByOneCost = 0.25; // in stride-1 passes
+  std::vector<size_t> lengths;
+  for (const Needle& needle : needles_) lengths.push_back(needle.text.size());
+  std::sort(lengths.begin(), lengths.end());
+  size_t windowedFrom = 4; // needles of this length or more are found by their windows
+  double cheapest = -1;
+  for (size_t at = 0; at <= lengths.size(); ++at) {
+    if (at < lengths.size() && (lengths[at] < 4 || (at > 0 && lengths[at] == lengths[at - 1]))) {
+      continue;
+    }
+    const size_t from = at < lengths.size() ? lengths[at] : SIZE_MAX;
+    const size_t oneByOne = static_cast<size_t>(
+        std::count_if(lengths.begin(), lengths.end(), [&](size_t n) { return n >= 4 && n < from; }));
+    const double cost = (from == SIZE_MAX ? 0.0 : 1.0 / std::min<size_t>(from - 3, 16)) +
+                        kOneByOneCost * static_cast<double>(oneByOne);
+    if (cheapest < 0 || cost < cheapest) {
+      cheapest = cost;
+      windowedFrom = from;
+    }
+  }
+  stride_ = windowedFrom == SIZE_MAX ? 1 : std::min<size_t>(windowedFrom - 3, 16);
   for (size_t index = 0; index < needles_.size(); ++index) {
     const std::string& text = needles_[index].text;
-    if (text.size() < 4) continue;
+    if (text.size() < windowedFrom) {
+      short_.push_back(static_cast<uint16_t>(index));
+      continue;
+    }
     for (size_t offset = 0; offset < stride_; ++offset) {
       const uint32_t window = loadWindow(text.data() + offset);
       const uint16_t hash = hashWindow(window);
@@ -356,11 +377,17 @@ std::vector<Mention> NeedleSearch::find(std::string_view text) const {
   }
   for (const uint16_t index : short_) {
     const Needle& needle = needles_[index];
-    for (size_t at = text.find(needle.text); at != std::string_view::npos;
-         at = text.find(needle.text, at + 1)) {
-      if (matches(text, at, needle, isName_[index])) {
-        mentions.push_back({static_cast<uint32_t>(at), needle.scope});
+    const char* const begin = text.data();
+    const char* const end = begin + size;
+    for (const char* at = begin; at < end;) {
+      const auto* found = static_cast<const char*>(
+          ::memmem(at, static_cast<size_t>(end - at), needle.text.data(), needle.text.size()));
+      if (found == nullptr) break;
+      const auto offset = static_cast<size_t>(found - begin);
+      if (matches(text, offset, needle, isName_[index])) {
+        mentions.push_back({static_cast<uint32_t>(offset), needle.scope});
       }
+      at = found + 1;
     }
   }
   return mentions;

@@ -79,7 +79,8 @@ struct Mention {
 // A set of needles compiled for one pass over a text, whatever their number: only every s-th
 // position is looked at (s: the shortest needle's length - 3), and a 64 Ki-bit filter of the
 // hashes of each needle's first s 4-byte windows rejects almost all of them with one lookup.
-// Build it once per set and search every file with it.
+// Needles too short for a good s (under 4 bytes, or a few short ones among long ones) are
+// searched one by one. Build it once per set and search every file with it.
 class NeedleSearch {
 public:
   explicit NeedleSearch(std::vector<Needle> needles);
@@ -101,7 +102,7 @@ private:
 
   std::vector<Needle> needles_;
   std::vector<bool> isName_;        // all identifier characters
-  std::vector<uint16_t> short_;     // needles under 4 bytes: searched one by one
+  std::vector<uint16_t> short_;     // needles too short for the stride: searched one by one
   std::vector<Anchor> anchors_;     // sorted by hash
   std::vector<uint64_t> filter_;    // 65,536 bits, one per anchor hash
   size_t stride_ = 1;               // positions looked at: every stride_-th
