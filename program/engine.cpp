@@ -589,8 +589,8 @@ bool chooseMentions(FileState& state, const std::vector<python::Mention>& mentio
 void planRanges(FileState& state) {
   if (!state.optimizersChosen) {
     state.optimizersChosen = true;
-    static const python::NeedleSearch kOptimizers({"optim"}, python::Match::Substring);
-    python::chooseMentioned(state.layout, kOptimizers.find(state.source->bytes()), state.chosen);
+    python::chooseMentioned(state.layout, python::optimizerMentions(state.source->bytes()),
+                            state.chosen);
   }
   python::chooseModuleFlow(state.source->bytes(), state.layout, state.chosen,
                            state.chosenAsBinding);

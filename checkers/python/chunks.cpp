@@ -577,9 +577,18 @@ namespace {
 constexpr std::array<std::string_view, 5> kBackwardCompanions = {
     "step", "no_grad", "inference_mode", "grad_enabled", "_enter"};
 
-bool backwardAt(std::string_view text, size_t at) {
+// Whether the name at [at, end) is called: `(` follows, maybe after blanks or line breaks.
+bool calledAt(std::string_view text, size_t end) {
+  while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) != 0) ++end;
+  return end < text.size() && text[end] == '(';
+}
+
+// The length of the backward name at `at`, or 0.
+size_t backwardAt(std::string_view text, size_t at) {
   const std::string_view rest = text.substr(at);
-  return rest.starts_with("backward") || rest.starts_with("manual_backward");
+  if (rest.starts_with("backward")) return 8;
+  if (rest.starts_with("manual_backward")) return 15;
+  return 0;
 }
 
 // Names the file binds to a companion: import aliases (`from torch import no_grad as ng`) and
@@ -620,7 +629,11 @@ size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
   std::optional<std::vector<std::string>> aliases;
   const size_t before = mentions.size();
   std::erase_if(mentions, [&](const Mention& mention) {
-    if (!backwardAt(text, mention.at)) return false;
+    const size_t length = backwardAt(text, mention.at);
+    if (length == 0) return false;
+    // The lowering makes a backward only of a call (`Tensor.backward: lambda ...` in a table
+    // of overrides is none).
+    if (!calledAt(text, mention.at + length)) return true;
     const size_t index = codeChunkAt(layout, mention.at);
     if (index == SIZE_MAX) return false;
     const auto known = lone.find(index);
@@ -635,6 +648,18 @@ size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
     return drop;
   });
   return before - mentions.size();
+}
+
+std::vector<Mention> optimizerMentions(std::string_view text) {
+  static const NeedleSearch kOptim({"optim"}, Match::Substring);
+  std::vector<Mention> mentions = kOptim.find(text);
+  std::erase_if(mentions, [&](const Mention& mention) {
+    const std::string_view rest = text.substr(mention.at + 5);
+    // `optimize`, `optimized`, `optimization`, `optimise`: but `optimizer`, `optimiser`.
+    if (rest.starts_with("iz") || rest.starts_with("is")) return rest.substr(2, 2) != "er";
+    return rest.starts_with("al") || rest.starts_with("um"); // `optimal`, `optimum`
+  });
+  return mentions;
 }
 
 size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,

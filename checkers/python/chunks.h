@@ -141,8 +141,8 @@ bool restoringRegionAt(std::string_view text, size_t at);
 size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
                             std::vector<Mention>& mentions);
 
-// Removes from `mentions` the backwards (`backward`, `manual_backward`) in the chunk of a
-// function that names no optimizer step and no API that disables grad (nor a name the file
+// Removes from `mentions` the backwards (`backward`, `manual_backward`) that are not called, and
+// those in the chunk of a function that names no optimizer step and no API that disables grad (nor a name the file
 // binds to one). No rule acts on such a backward: the training-loop rules need a step in the
 // same function, GL302/GL304 a value computed with grad disabled there, and no summary carries
 // a backward. A call that disables grad through a summarised helper is found by the rescans,
@@ -150,6 +150,11 @@ size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
 // script offloads in one statement and trains in the next). Returns how many it removed.
 size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
                          std::vector<Mention>& mentions);
+
+// Where `text` names an optimizer or its module (`optim`, `torch.optim.SGD`, `self.optimizer`,
+// `optimizers`), not optimising (`optimize_for_inference`, `choose_qparams_optimized`,
+// `optimal`): the chunks that may build the optimizer whose `step()` a training loop takes.
+std::vector<Mention> optimizerMentions(std::string_view text);
 
 // Removes from `mentions` those inside the name that a module or class-body statement binds
 // first (`model_cpu_offload_seq = "unet->vae"`): binding a name is no event, and every use of

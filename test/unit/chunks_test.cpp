@@ -385,6 +385,37 @@ TEST(Chunks, ABackwardAloneInAFunctionIsNoMention) {
                                        true}));
 }
 
+// The lowering makes a backward only of a call: a table of overrides (`Tensor.backward: lambda
+// ...`) or a reference is no reason to parse, wherever it is.
+TEST(Chunks, ABackwardNotCalledIsNoMention) {
+  const std::string text = "OVERRIDES = {Tensor.backward: lambda self: -1}\n"
+                           "def table(opt):\n    opt.step()\n    return [Tensor.backward]\n"
+                           "def spaced(loss, opt):\n    loss.backward (\n    )\n    opt.step()\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 3u);
+  std::vector<Mention> mentions = findMentions(text, {"backward"}, Match::WordMarker);
+  ASSERT_EQ(mentions.size(), 3u);
+  EXPECT_EQ(dropLoneBackwards(text, layout, mentions), 2u);
+  ASSERT_EQ(mentions.size(), 1u);
+  EXPECT_EQ(text.substr(mentions[0].at, 10), "backward (");
+}
+
+TEST(Chunks, OptimizerMentionsLeaveOutOptimising) {
+  const std::string text = "from torch import optim\n"
+                           "self.optimizer = optim.SGD(params)\n"
+                           "optimisers = []\n"
+                           "torch.choose_qparams_optimized(x)\n"
+                           "torch.jit.optimize_for_inference(m)\n"
+                           "optimal = optimum = 1\n";
+  std::vector<std::string> found;
+  for (const Mention& mention : optimizerMentions(text)) {
+    size_t end = mention.at;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    found.push_back(text.substr(mention.at, end - mention.at));
+  }
+  EXPECT_EQ(found, (std::vector<std::string>{"optim", "optimizer", "optim", "optimisers"}));
+}
+
 TEST(Chunks, ANameBoundByModuleOrClassCodeIsNoMention) {
   const std::string text = "device_map_default = 'auto'\n"
                            "class Pipeline:\n"
