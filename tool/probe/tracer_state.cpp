@@ -1,7 +1,7 @@
 // Per-thread grad-mode and inference-mode bookkeeping and leak detection. Both modes are
 // thread-local in LibTorch, so each thread has its own "who engaged it" record per mode; a global
 // registry (under a mutex) collects the toggle sites, leaks and backward() calls for the report
-// written when the process exits.
+// written as events are recorded and again when the process exits.
 //
 // A leak: grad mode was disabled (or inference mode entered) by a function (Python frame, or C++
 // frame identified by its canonical frame address) and that frame is gone - returned, yielded,
@@ -24,6 +24,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -120,6 +122,9 @@ struct Registry {
   std::vector<BackwardEvent> disabledBackwards; // backward() with grad disabled
   size_t backwardCalls = 0;
   size_t droppedEvents = 0;
+  // The report written while the process runs (snapshotIfDue): the events it held, and when.
+  size_t eventsAtSnapshot = 0;
+  std::chrono::steady_clock::time_point snapshotTime;
   // dladdr scans a library's symbol table: each call site is described once.
   struct CallerDescription {
     std::string name;
@@ -171,6 +176,8 @@ struct ThreadState {
   ~ThreadState();
 };
 
+void snapshotIfDue(Registry& r);
+
 void recordLeak(Registry& r, Disabler& disabler, long thread, const char* how,
                 const std::optional<CodeLocation>& noticedAt) {
   if (disabler.leak) return;
@@ -201,6 +208,7 @@ ThreadState::~ThreadState() {
     if (!disabler) continue;
     std::lock_guard lock(r.mutex);
     recordLeak(r, *disabler, thread, main ? "process-exit" : "thread-exit", std::nullopt);
+    snapshotIfDue(r);
     disabler.reset();
   }
 }
@@ -447,6 +455,7 @@ void onRestore(ThreadState& state, Mode mode, TogglerKind kind) {
       if (sameFrameDirectly && here && here->line == site.location.line) ++site.exitedInStatement;
     } else {
       recordLeak(r, *disabler, state.thread, "returned", here);
+      snapshotIfDue(r);
     }
   }
   releaseDisabler(disabler);
@@ -515,6 +524,7 @@ void onBackward(bool gradEnabled, const CodeLocation* pythonLocation) {
   } else {
     ++r.droppedEvents;
   }
+  snapshotIfDue(r);
 }
 
 void onInferenceTensorError() {
@@ -532,6 +542,7 @@ void onInferenceTensorError() {
   } else {
     ++r.droppedEvents;
   }
+  snapshotIfDue(r);
 }
 
 void noteVirtualSource(const std::string& file, const std::string& source) {
@@ -546,13 +557,11 @@ nlohmann::json locationJson(const CodeLocation& location) {
   return {{"file", location.file}, {"line", location.line}, {"function", location.function}};
 }
 
-// Written at exit into $GRADLINT_PROBE_OUTPUT/probe-<pid>.json, which `gradlint probe run`
-// reads. Nothing is written by a process that never toggled grad mode nor ran backward().
-void writeReport() {
+// $GRADLINT_PROBE_OUTPUT/probe-<pid>.json, which `gradlint probe run` reads; the registry's lock
+// is held. Nothing is written by a process that never toggled grad mode nor ran backward().
+void writeReportLocked(const Registry& r) {
   const char* folder = std::getenv("GRADLINT_PROBE_OUTPUT");
   if (folder == nullptr || *folder == '\0') return;
-  Registry& r = registry();
-  std::lock_guard lock(r.mutex);
   if (r.sites.empty() && r.backwardCalls == 0 && r.inferenceTensorErrors.empty()) return;
   nlohmann::json sites = nlohmann::json::array();
   for (const Site& site : r.sites) {
@@ -639,8 +648,37 @@ void writeReport() {
                                                    : ""},
                               {"backward_calls", r.backwardCalls},
                               {"dropped_events", r.droppedEvents}};
-  std::ofstream out(std::string(folder) + "/probe-" + std::to_string(getpid()) + ".json");
-  out << report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  // Written whole under another name, then renamed: the reader never sees half a report, and a
+  // later report of the process replaces an earlier one.
+  const std::string path = std::string(folder) + "/probe-" + std::to_string(getpid()) + ".json";
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream out(partial);
+    out << report.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    if (!out.flush()) return;
+  }
+  std::rename(partial.c_str(), path.c_str());
+}
+
+void writeReport() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  writeReportLocked(r);
+}
+
+// Exit handlers do not run when a process ends by os._exit (multiprocessing's workers do), by a
+// signal, or by a kill after a shutdown timeout (a notebook kernel's): the report is also
+// written while the process runs, when a recorded event doubles the count of the last report's
+// or comes a second or more after it. The lock is held.
+void snapshotIfDue(Registry& r) {
+  const size_t events = r.leaks.size() + r.disabledBackwards.size() + r.testEnds.size() +
+                        r.inferenceTensorErrors.size() + r.droppedEvents;
+  if (events <= r.eventsAtSnapshot) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (events < 2 * r.eventsAtSnapshot && now - r.snapshotTime < std::chrono::seconds(1)) return;
+  r.eventsAtSnapshot = events;
+  r.snapshotTime = now;
+  writeReportLocked(r);
 }
 
 // A forked child reports only what it does itself.
@@ -666,6 +704,7 @@ void unlockAndClearInChild() {
     disabler.reset(); // its site index pointed into the parent's registry
   }
   threadState().lastExitedInferenceSite.reset();
+  threadState().thread = currentThreadId(); // the child's main thread, not the forking one
   registry().mutex.unlock();
 }
 
@@ -713,6 +752,7 @@ int testEnded(const char* label, bool restore) {
     }
     if (r.testEnds.size() < kMaxRecordedEvents) r.testEnds.push_back(end);
     else ++r.droppedEvents;
+    snapshotIfDue(r);
   }
   if (restore) {
     for (std::optional<Disabler>& disabler : state.disablers) releaseDisabler(disabler);
