@@ -1,6 +1,7 @@
 #include "program/engine.h"
 
 #include "checkers/catalog/grad_mode_api.h"
+#include "checkers/catalog/offload_api.h"
 #include "checkers/cpp/checker_module.h"
 #include "checkers/ir/placement.h"
 #include "checkers/ir/summaries.h"
@@ -54,7 +55,10 @@ struct MarkerSet {
   std::vector<std::string> all; // every needle's text (C++: any one makes a file worth a parse)
   python::NeedleSearch search{std::vector<python::Needle>{}};
 
+  bool followsSelf = false; // a rule follows `self.attr` across methods (needsWholeClass)
+
   void add(const rules::Rule& rule) {
+    followsSelf = followsSelf || rule.needsWholeClass();
     const python::ClassScope scope =
         rule.needsWholeClass() ? python::ClassScope::WholeClass : python::ClassScope::Member;
     for (std::string_view marker : rule.markers()) {
@@ -612,6 +616,10 @@ bool planPythonRanges(FileState& state) {
   python::dropRestoringRegions(state.source->bytes(), state.layout, mentions);
   python::dropBoundNames(state.source->bytes(), state.layout, mentions);
   python::dropLoneBackwards(state.source->bytes(), state.layout, mentions);
+  for (std::string_view marker : {"offload", "device_map"}) {
+    python::dropForeignNames(state.source->bytes(), marker, catalog::isOffloadVocabulary,
+                             mentions);
+  }
   chosen = python::chooseMentioned(state.layout, mentions, state.chosen, &state.deferredClasses) ||
            chosen;
   if (!chosen) return false;
@@ -628,6 +636,9 @@ struct RescanName {
   // call resolves to a method only as `Class.method(...)` (`obj.method()` resolves to nothing).
   std::vector<std::string> classes;
   bool onlyMethods = true;
+  // One of them offloads an argument or returns a model with hooks: a method that calls it
+  // places a model, so GL201/GL202 read its whole class (as an offload written there makes them).
+  bool placesModel = false;
 };
 
 // Whether `qualified` is a grad-mode API of the catalog (`torch.autograd.grad_mode.no_grad`) or
@@ -653,9 +664,11 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
   std::map<std::string, RescanName> byName; // ordered: the same needles in every run
   std::unordered_set<std::string> fresh;
   std::vector<std::string> wanted;
+  std::unordered_set<std::string_view> placing;
   for (const auto& [qualified, summary] : summaries.all()) {
     // Only effects a caller's rules act on make its callers worth parsing.
     if (summary.affectsCallers()) wanted.push_back(qualified);
+    if (!summary.offloadsArgs.empty() || summary.returnsOffloaded) placing.insert(qualified);
   }
   // Rules that ask how a function is called (GL303: only with grad disabled?) need all of its
   // call sites: the callers of every function with such an event are parsed too.
@@ -714,6 +727,7 @@ std::vector<RescanName> namesToRescan(const ir::SummaryTable& summaries,
     RescanName& entry = byName[name];
     entry.name = name;
     entry.qualified.push_back(qualified);
+    entry.placesModel = entry.placesModel || placing.count(qualified) != 0;
     const auto method = runByUse ? classOf.end() : classOf.find(qualified);
     if (method == classOf.end()) {
       entry.onlyMethods = false;
@@ -781,6 +795,17 @@ bool planRescan(FileState& state, const RescanSearch& round) {
     const std::string_view ownerName = std::string_view(text).substr(owner, ownerEnd - owner);
     return std::find(name.classes.begin(), name.classes.end(), ownerName) == name.classes.end();
   });
+  if (state.markers->followsSelf) {
+    for (python::Mention& mention : mentions) {
+      size_t end = mention.at;
+      while (end < text.size() && python::isWordChar(text[end])) ++end;
+      const auto found =
+          round.byName.find(std::string_view(text).substr(mention.at, end - mention.at));
+      if (found != round.byName.end() && found->second->placesModel) {
+        mention.scope = python::ClassScope::WholeClass;
+      }
+    }
+  }
   std::vector<bool> before = state.chosen; // empty if not split yet: then never parsed in part
   if (!chooseMentions(state, mentions, round.names)) return false;
   // A large file parsed in part is re-parsed whole by each round (a partial parse is never

@@ -190,6 +190,19 @@ bool namedAsNonModule(std::string_view name) {
          lower.starts_with("dl_");
 }
 
+bool isOffloadVocabulary(std::string_view name, bool called) {
+  if (name == "hf_device_map" || name == kQuantizedCpuOffloadOption || isLoaderOption(name)) {
+    return true;
+  }
+  if (!called) return false;
+  if (isOffloadMethod(name) || classifyResetMethod(name) != ResetScope::None ||
+      buildsAutomaticDeviceMap(name)) {
+    return true;
+  }
+  return std::any_of(kOffloadFunctions.begin(), kOffloadFunctions.end(),
+                     [&](const auto& entry) { return entry.first == name; });
+}
+
 bool isPretrainedLoader(std::string_view method) { return method == "from_pretrained"; }
 
 bool buildsAutomaticDeviceMap(std::string_view functionName) {

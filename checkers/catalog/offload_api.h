@@ -29,6 +29,14 @@ enum class OffloadFunction : uint8_t {
 // Classifies a resolved qualified name (`accelerate.cpu_offload`).
 OffloadFunction classifyOffloadFunction(std::string_view qualifiedName);
 
+// Whether the lowering may read `name` (an identifier containing `offload`, `device_map` or
+// `dispatch`) as an offload API: the catalog's functions and methods (`cpu_offload`,
+// `enable_model_cpu_offload`, `reset_device_map`) when `called`, its keyword options
+// (`device_map`, `offload_folder`) and `hf_device_map` wherever. The prefilter parses no chunk
+// for those words elsewhere (FSDP's `offload_params`, its `self.cpu_offload` setting, RPC's
+// `device_maps`, torch's `__torch_dispatch__`).
+bool isOffloadVocabulary(std::string_view name, bool called);
+
 // `Cls.from_pretrained(..., device_map=M)` loads with a device map like dispatch_model.
 bool isPretrainedLoader(std::string_view method);
 

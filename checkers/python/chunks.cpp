@@ -1,5 +1,7 @@
 #include "checkers/python/chunks.h"
 
+#include "checkers/catalog/offload_api.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -305,7 +307,8 @@ NeedleSearch::NeedleSearch(std::vector<Needle> needles) : filter_(65536 / 64, 0)
     }
     const size_t from = at < lengths.size() ? lengths[at] : SIZE_MAX;
     const size_t oneByOne = static_cast<size_t>(
-        std::count_if(lengths.begin(), lengths.end(), [&](size_t n) { return n >= 4 && n < from; }));
+        std::count_if(lengths.begin(), lengths.end(),
+                      [&](size_t n) { return n >= 4 && n < from; }));
     const double cost = (from == SIZE_MAX ? 0.0 : 1.0 / std::min<size_t>(from - 3, 16)) +
                         kOneByOneCost * static_cast<double>(oneByOne);
     if (cheapest < 0 || cost < cheapest) {
@@ -453,30 +456,44 @@ bool startsLine(std::string_view text, size_t at) {
   return at == 0 || text[at - 1] == '\n' || text[at - 1] == '\r';
 }
 
+// Whether the name at [at, end) is called: `(` follows, maybe after blanks or line breaks.
+bool calledAt(std::string_view text, size_t end) {
+  while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) != 0) ++end;
+  return end < text.size() && text[end] == '(';
+}
+
 // What makes a function with a restoring region worth parsing whatever the selected rules are,
-// outside comments and strings: a backward (GL302 and GL304 ask where its value was computed;
-// GL301/GL305 read the loop), a toggle or a context entered by hand (GL101-GL107), a gradient
-// reset (callers' training loops read it from the summary), a switch to train or eval mode
-// (GL303, and what GL201 calls training), offload hooks (GL201/GL202). A `step()` alone is not:
-// the training-loop rules need a backward beside it, and no summary carries steps.
+// outside comments and strings: a backward call (GL302 and GL304 ask where its value was
+// computed; GL301/GL305 read the loop), a toggle or a context entered by hand (GL101-GL107), a
+// gradient reset (callers' training loops read it from the summary), a switch to train or eval
+// mode (GL303, and what GL201 calls training), an offload API (GL201/GL202). A `step()` alone
+// is not: the training-loop rules need a backward beside it, and no summary carries steps.
+// How a spoiler's text must appear.
+enum class SpoilerMatch : uint8_t {
+  Substring,   // anywhere, inside any name
+  WholeEnd,    // not followed by an identifier character (`.grad`, not `.gradient_scale`)
+  CalledName,  // the whole name, called: the lowering makes a backward only of a call
+  CatalogName, // inside a name of the offload catalog (`cpu_offload(`), not `offload_params`
+};
 struct Spoiler {
   std::string_view text;
-  bool wholeEnd; // not followed by an identifier character (`.grad`, not `.gradient_scale`)
+  SpoilerMatch match;
 };
-constexpr std::array<Spoiler, 13> kRegionSpoilers = {{
-    {"backward", false},
-    {"grad_enabled", false},
-    {"enable_grad", false},
-    {"_enter", false},
-    {"_exit", false},
-    {"zero_grad", false},
-    {".grad", true},
-    {"requires_grad", false},
-    {".train(", false},
-    {".eval(", false},
-    {"offload", false},
-    {"device_map", false},
-    {"dispatch", false},
+constexpr std::array<Spoiler, 14> kRegionSpoilers = {{
+    {"backward", SpoilerMatch::CalledName},
+    {"manual_backward", SpoilerMatch::CalledName},
+    {"grad_enabled", SpoilerMatch::Substring},
+    {"enable_grad", SpoilerMatch::Substring},
+    {"_enter", SpoilerMatch::Substring},
+    {"_exit", SpoilerMatch::Substring},
+    {"zero_grad", SpoilerMatch::Substring},
+    {".grad", SpoilerMatch::WholeEnd},
+    {"requires_grad", SpoilerMatch::Substring},
+    {".train(", SpoilerMatch::Substring},
+    {".eval(", SpoilerMatch::Substring},
+    {"offload", SpoilerMatch::CatalogName},
+    {"device_map", SpoilerMatch::CatalogName},
+    {"dispatch", SpoilerMatch::CatalogName},
 }};
 
 // The name a function's chunk defines: on the line after its decorators, at the chunk's own
@@ -514,8 +531,24 @@ bool quietFunction(std::string_view text, const ChunkLayout& layout, const Sourc
   for (const Spoiler& spoiler : kRegionSpoilers) {
     for (size_t found = body.find(spoiler.text); found != std::string_view::npos;
          found = body.find(spoiler.text, found + 1)) {
-      const size_t end = found + spoiler.text.size();
-      if (spoiler.wholeEnd && end < body.size() && isWordChar(body[end])) continue;
+      size_t start = found;
+      size_t end = found + spoiler.text.size();
+      if (spoiler.match != SpoilerMatch::Substring) {
+        while (end < body.size() && isWordChar(body[end])) ++end;
+        if (end != found + spoiler.text.size() && spoiler.match == SpoilerMatch::WholeEnd) {
+          continue;
+        }
+        while (start > 0 && isWordChar(body[start - 1])) --start;
+      }
+      const std::string_view name = body.substr(start, end - start);
+      if (spoiler.match == SpoilerMatch::CalledName &&
+          (name != spoiler.text || !calledAt(body, end))) {
+        continue;
+      }
+      if (spoiler.match == SpoilerMatch::CatalogName &&
+          !catalog::isOffloadVocabulary(name, calledAt(body, end))) {
+        continue;
+      }
       if (!inInert(layout, chunk.start + found)) return false;
     }
   }
@@ -571,17 +604,12 @@ size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
 namespace {
 
 // What, beside a backward, makes a function's backward matter to a rule: an optimizer step
-// (GL301/GL305 read a backward and a step of one function) or a grad-mode API that can disable
-// grad in it (GL302/GL304 ask whether the backward's value was computed so). Substrings, in
-// code, comments or strings alike: finding one where it does not count only parses more.
-constexpr std::array<std::string_view, 5> kBackwardCompanions = {
-    "step", "no_grad", "inference_mode", "grad_enabled", "_enter"};
-
-// Whether the name at [at, end) is called: `(` follows, maybe after blanks or line breaks.
-bool calledAt(std::string_view text, size_t end) {
-  while (end < text.size() && std::isspace(static_cast<unsigned char>(text[end])) != 0) ++end;
-  return end < text.size() && text[end] == '(';
-}
+// (GL301/GL305 read a backward and a step of one function; see callsStep) or a grad-mode API
+// that can disable grad in it (GL302/GL304 ask whether the backward's value was computed so).
+// Substrings, in code, comments or strings alike: finding one where it does not count only
+// parses more.
+constexpr std::array<std::string_view, 4> kGradModeCompanions = {"no_grad", "inference_mode",
+                                                                 "grad_enabled", "_enter"};
 
 // The length of the backward name at `at`, or 0.
 size_t backwardAt(std::string_view text, size_t at) {
@@ -591,19 +619,37 @@ size_t backwardAt(std::string_view text, size_t at) {
   return 0;
 }
 
-// Names the file binds to a companion: import aliases (`from torch import no_grad as ng`) and
-// module-level assignments (`ng = torch.no_grad`). A function may call the API by those only.
+// An optimizer step as the lowering makes one: a call of an attribute named `step` (blanks and
+// line breaks allowed around the dot). A bare `step` is also `training_step`, `step_size=1`.
+bool callsStep(std::string_view body) {
+  auto isBlank = [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '\\';
+  };
+  for (size_t at = body.find("step"); at != std::string_view::npos;
+       at = body.find("step", at + 4)) {
+    size_t before = at;
+    while (before > 0 && isBlank(body[before - 1])) --before;
+    if (before > 0 && body[before - 1] == '.' && calledAt(body, at + 4)) return true;
+  }
+  return false;
+}
+
+// Names the file binds to a grad-mode companion: import aliases (`from torch import no_grad as
+// ng`) and module-level assignments (`ng = torch.no_grad`). A function may call the API by
+// those only.
 std::vector<std::string> companionAliases(std::string_view text, const ChunkLayout& layout) {
-  const std::vector<std::string> companions(kBackwardCompanions.begin(),
-                                            kBackwardCompanions.end());
+  const std::vector<std::string> companions(kGradModeCompanions.begin(),
+                                            kGradModeCompanions.end());
   std::vector<std::string> aliases = importAliases(text, layout.chunks, companions);
+  auto namesOne = [](std::string_view statement) {
+    return std::any_of(
+        kGradModeCompanions.begin(), kGradModeCompanions.end(),
+        [&](std::string_view name) { return statement.find(name) != std::string_view::npos; });
+  };
   for (const SourceChunk& chunk : layout.chunks) {
     if (chunk.definition || chunk.imports || chunk.header >= 0) continue;
     const std::string_view statement = text.substr(chunk.start, chunk.end - chunk.start);
-    if (std::none_of(kBackwardCompanions.begin(), kBackwardCompanions.end(),
-                     [&](std::string_view c) { return statement.find(c) != std::string_view::npos; })) {
-      continue;
-    }
+    if (!namesOne(statement)) continue;
     const size_t first = indentOf(text, chunk.start);
     size_t end = first;
     while (end < statement.size() && isWordChar(statement[end])) ++end;
@@ -613,9 +659,10 @@ std::vector<std::string> companionAliases(std::string_view text, const ChunkLayo
 }
 
 bool namesCompanion(std::string_view body, const std::vector<std::string>& aliases) {
-  for (std::string_view companion : kBackwardCompanions) {
+  for (std::string_view companion : kGradModeCompanions) {
     if (body.find(companion) != std::string_view::npos) return true;
   }
+  if (callsStep(body)) return true;
   return std::any_of(aliases.begin(), aliases.end(), [&](const std::string& alias) {
     return !findMentions(body, {alias}, Match::Word).empty();
   });
@@ -646,6 +693,21 @@ size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
     }
     lone.emplace(index, drop);
     return drop;
+  });
+  return before - mentions.size();
+}
+
+size_t dropForeignNames(std::string_view text, std::string_view marker,
+                        bool (*known)(std::string_view name, bool called),
+                        std::vector<Mention>& mentions) {
+  const size_t before = mentions.size();
+  std::erase_if(mentions, [&](const Mention& mention) {
+    if (text.substr(mention.at, marker.size()) != marker) return false;
+    size_t start = mention.at;
+    size_t end = mention.at + marker.size();
+    while (start > 0 && isWordChar(text[start - 1])) --start;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    return !known(text.substr(start, end - start), calledAt(text, end));
   });
   return before - mentions.size();
 }

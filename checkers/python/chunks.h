@@ -142,14 +142,22 @@ size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
                             std::vector<Mention>& mentions);
 
 // Removes from `mentions` the backwards (`backward`, `manual_backward`) that are not called, and
-// those in the chunk of a function that names no optimizer step and no API that disables grad (nor a name the file
-// binds to one). No rule acts on such a backward: the training-loop rules need a step in the
-// same function, GL302/GL304 a value computed with grad disabled there, and no summary carries
-// a backward. A call that disables grad through a summarised helper is found by the rescans,
+// those in the chunk of a function that calls no `.step(` and names no API that disables grad
+// (nor a name the file binds to one). No rule acts on such a backward: the training-loop rules
+// need a step in the same function, GL302/GL304 a value computed with grad disabled there, and
+// no summary carries a backward. A call that disables grad through a summarised helper is found by the rescans,
 // which parse the callers of such helpers. Module statements and class bodies keep theirs (a
 // script offloads in one statement and trains in the next). Returns how many it removed.
 size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
                          std::vector<Mention>& mentions);
+
+// Removes from `mentions` those of `marker` inside a name that `known(name, called)` rejects
+// (`called`: `(` follows the name). A marker stands for a family of names the lowering reads
+// whole (`offload` for `cpu_offload(`, `enable_model_cpu_offload(`, ...); inside another name
+// (FSDP's `offload_params`) it tells no rule anything. Returns how many it removed.
+size_t dropForeignNames(std::string_view text, std::string_view marker,
+                        bool (*known)(std::string_view name, bool called),
+                        std::vector<Mention>& mentions);
 
 // Where `text` names an optimizer or its module (`optim`, `torch.optim.SGD`, `self.optimizer`,
 // `optimizers`), not optimising (`optimize_for_inference`, `choose_qparams_optimized`,

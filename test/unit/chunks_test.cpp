@@ -1,5 +1,6 @@
 // The top-level splitter behind partial parsing: boundaries only where Python has them.
 #include "checkers/python/chunks.h"
+#include "checkers/catalog/offload_api.h"
 
 #include <gtest/gtest.h>
 
@@ -358,6 +359,31 @@ TEST(Chunks, RestoringRegionsAloneDoNotChooseAFunction) {
             (std::vector<bool>{false, false, true, true, false, true, true, true, true}));
 }
 
+TEST(Chunks, OnlyACalledBackwardOrAnOffloadAPISpoilsARestoringRegion) {
+  const std::string text = "@torch.no_grad()\ndef hook(self):\n"
+                           "    self._post_backward_hook(self.cpu_offload.offload_params)\n"
+                           "    register_full_backward_hook(torch_dispatch)\n"
+                           "@torch.no_grad()\ndef trains(loss):\n    loss.backward ()\n"
+                           "@torch.no_grad()\ndef lightning(self, loss):\n"
+                           "    self.manual_backward(loss)\n"
+                           "@torch.no_grad()\ndef offloads(pipe):\n"
+                           "    pipe.enable_model_cpu_offload()\n"
+                           "@torch.no_grad()\ndef loads(name):\n"
+                           "    return load(name, device_map='auto')\n"
+                           "@torch.no_grad()\ndef dispatches(m, maps):\n"
+                           "    return dispatch_model(m, maps)\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 6u);
+  std::vector<Mention> mentions = findMentions(text, {"no_grad"}, Match::Marker);
+  ASSERT_EQ(mentions.size(), 6u);
+  // `hook` names a backward hook, offload settings and torch's dispatch: none is a call the
+  // lowering makes an event of.
+  EXPECT_EQ(dropRestoringRegions(text, layout, mentions), 1u);
+  std::vector<bool> chosen(layout.chunks.size(), false);
+  chooseMentioned(layout, mentions, chosen);
+  EXPECT_EQ(chosen, (std::vector<bool>{false, true, true, true, true, true}));
+}
+
 TEST(Chunks, ABackwardAloneInAFunctionIsNoMention) {
   const std::string text = "import torch\n"
                            "from torch import no_grad as frozen\n"
@@ -369,7 +395,8 @@ TEST(Chunks, ABackwardAloneInAFunctionIsNoMention) {
                            "    y.backward()\n"
                            "def bound(model, x):\n    with off():\n        y = model(x)\n"
                            "    y.backward()\n"
-                           "class Trainer:\n    def fit(self, x):\n        self.model(x).backward()\n"
+                           "class Trainer:\n    def fit(self, x):\n"
+                           "        self.model(x).backward()\n"
                            "model(x).backward()\n";
   const ChunkLayout layout = scanChunks(text, 0, true);
   ASSERT_EQ(layout.chunks.size(), 10u);
@@ -398,6 +425,67 @@ TEST(Chunks, ABackwardNotCalledIsNoMention) {
   EXPECT_EQ(dropLoneBackwards(text, layout, mentions), 2u);
   ASSERT_EQ(mentions.size(), 1u);
   EXPECT_EQ(text.substr(mentions[0].at, 10), "backward (");
+}
+
+TEST(Chunks, AStepThatIsNotACallKeepsNoBackward) {
+  const std::string text = "def fit(loss, training_step, step_size=1):\n    loss.backward()\n"
+                           "def train(loss, opt):\n    loss.backward()\n    opt .step ()\n"
+                           "def wrapped(loss, opt):\n    loss.backward()\n    opt.\\\n"
+                           "        step()\n";
+  const ChunkLayout layout = scanChunks(text, 0, true);
+  ASSERT_EQ(layout.chunks.size(), 3u);
+  std::vector<Mention> mentions = findMentions(text, {"backward"}, Match::WordMarker);
+  ASSERT_EQ(mentions.size(), 3u);
+  EXPECT_EQ(dropLoneBackwards(text, layout, mentions), 1u);
+  ASSERT_EQ(mentions.size(), 2u);
+  EXPECT_GT(mentions[0].at, layout.chunks[1].start);
+}
+
+TEST(Chunks, AMarkerInsideAForeignNameIsNoMention) {
+  const std::string text = "cfg = CPUOffload(offload_params=True)\n"
+                           "pipe.enable_model_cpu_offload()\n"
+                           "self.enable_model_cpu_offload = True\n"
+                           "opts = {'device_maps': maps}\n"
+                           "m = load(name, device_map='auto')\n"
+                           "if 'cpu' in m.hf_device_map.values(): pass\n";
+  auto known = [](std::string_view name, bool called) {
+    return name == "device_map" || name == "hf_device_map" ||
+           (called && name == "enable_model_cpu_offload");
+  };
+  std::vector<Mention> mentions =
+      findMentions(text, {"offload", "Offload", "device_map"}, Match::Substring);
+  ASSERT_EQ(mentions.size(), 7u);
+  EXPECT_EQ(dropForeignNames(text, "offload", known, mentions), 2u);
+  EXPECT_EQ(dropForeignNames(text, "device_map", known, mentions), 1u);
+  std::vector<std::string> found;
+  for (const Mention& mention : mentions) {
+    size_t start = mention.at;
+    size_t end = mention.at;
+    while (start > 0 && isWordChar(text[start - 1])) --start;
+    while (end < text.size() && isWordChar(text[end])) ++end;
+    found.push_back(text.substr(start, end - start));
+  }
+  // `CPUOffload` is another marker's (`Offload`): only the marker named is filtered. A method's
+  // name that is not called (an attribute of the same name) is no call of it.
+  EXPECT_EQ(found, (std::vector<std::string>{"CPUOffload", "enable_model_cpu_offload",
+                                             "device_map", "hf_device_map"}));
+}
+
+TEST(Chunks, TheOffloadVocabularyIsTheCatalogs) {
+  for (std::string_view name : {"enable_model_cpu_offload", "cpu_offload", "disk_offload",
+                                "apply_group_offloading", "dispatch_model", "reset_device_map",
+                                "load_checkpoint_and_dispatch", "infer_auto_device_map"}) {
+    EXPECT_TRUE(catalog::isOffloadVocabulary(name, true)) << name;
+    EXPECT_FALSE(catalog::isOffloadVocabulary(name, false)) << name;
+  }
+  for (std::string_view name : {"device_map", "hf_device_map", "offload_folder",
+                                "offload_state_dict", "llm_int8_enable_fp32_cpu_offload"}) {
+    EXPECT_TRUE(catalog::isOffloadVocabulary(name, false)) << name;
+  }
+  for (std::string_view name : {"offload_params", "offload_to_cpu", "device_maps",
+                                "__torch_dispatch__"}) {
+    EXPECT_FALSE(catalog::isOffloadVocabulary(name, true)) << name;
+  }
 }
 
 TEST(Chunks, OptimizerMentionsLeaveOutOptimising) {
