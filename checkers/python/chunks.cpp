@@ -468,7 +468,8 @@ bool calledAt(std::string_view text, size_t end) {
 // gradient reset (callers' training loops read it from the summary), a switch to train or eval
 // mode (GL303, and what GL201 calls training), an offload API (GL201/GL202). A `step()` alone
 // is not: the training-loop rules need a backward beside it, and no summary carries steps.
-// How a spoiler's text must appear.
+//
+// How a spoiler's text must appear:
 enum class SpoilerMatch : uint8_t {
   Substring,   // anywhere, inside any name
   WholeEnd,    // not followed by an identifier character (`.grad`, not `.gradient_scale`)

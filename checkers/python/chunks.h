@@ -145,9 +145,10 @@ size_t dropRestoringRegions(std::string_view text, const ChunkLayout& layout,
 // those in the chunk of a function that calls no `.step(` and names no API that disables grad
 // (nor a name the file binds to one). No rule acts on such a backward: the training-loop rules
 // need a step in the same function, GL302/GL304 a value computed with grad disabled there, and
-// no summary carries a backward. A call that disables grad through a summarised helper is found by the rescans,
-// which parse the callers of such helpers. Module statements and class bodies keep theirs (a
-// script offloads in one statement and trains in the next). Returns how many it removed.
+// no summary carries a backward. A call that disables grad through a summarised helper is found
+// by the rescans, which parse the callers of such helpers. Module statements and class bodies
+// keep theirs (a script offloads in one statement and trains in the next). Returns how many it
+// removed.
 size_t dropLoneBackwards(std::string_view text, const ChunkLayout& layout,
                          std::vector<Mention>& mentions);
 
