@@ -773,39 +773,33 @@ bool planRescan(FileState& state, const RescanSearch& round) {
   std::vector<python::Mention> mentions = round.search.find(text);
   if (mentions.empty()) return false;
   const std::string& module = state.input->ref.moduleName;
-  std::erase_if(mentions, [&](const python::Mention& mention) {
-    const size_t at = mention.at;
-    size_t end = at;
-    while (end < text.size() && python::isWordChar(text[end])) ++end;
-    const auto found = round.byName.find(std::string_view(text).substr(at, end - at));
-    if (found == round.byName.end() || module.empty()) return false;
-    const RescanName& name = *found->second;
+  // Whether a call at `at` of `name` can reach one of its summarised functions.
+  auto reaches = [&](size_t at, const RescanName& name) {
     const bool mayDefine =
         std::any_of(name.qualified.begin(), name.qualified.end(), [&](const std::string& q) {
           return q.size() > module.size() && q.starts_with(module) && q[module.size()] == '.';
         });
-    if (mayDefine) return false;
-    if (!python::mayCall(text, at)) return true;
-    if (!name.onlyMethods) return false;
+    if (mayDefine) return true;
+    if (!python::mayCall(text, at)) return false;
+    if (!name.onlyMethods) return true;
     // Another module reaches a method only through its class: `Class.method`.
-    size_t owner = at;
-    if (owner == 0 || text[--owner] != '.') return true;
-    const size_t ownerEnd = owner;
-    while (owner > 0 && python::isWordChar(text[owner - 1])) --owner;
-    const std::string_view ownerName = std::string_view(text).substr(owner, ownerEnd - owner);
-    return std::find(name.classes.begin(), name.classes.end(), ownerName) == name.classes.end();
-  });
-  if (state.markers->followsSelf) {
-    for (python::Mention& mention : mentions) {
-      size_t end = mention.at;
-      while (end < text.size() && python::isWordChar(text[end])) ++end;
-      const auto found =
-          round.byName.find(std::string_view(text).substr(mention.at, end - mention.at));
-      if (found != round.byName.end() && found->second->placesModel) {
-        mention.scope = python::ClassScope::WholeClass;
-      }
+    if (at == 0 || text[at - 1] != '.') return false;
+    const std::string_view owner = python::nameAround(text, at - 1, at - 1);
+    return std::find(name.classes.begin(), name.classes.end(), owner) != name.classes.end();
+  };
+  std::vector<python::Mention> reaching;
+  for (python::Mention mention : mentions) {
+    const auto found = round.byName.find(python::nameAt(text, mention.at));
+    if (found != round.byName.end() && !module.empty() && !reaches(mention.at, *found->second)) {
+      continue;
     }
+    if (state.markers->followsSelf && found != round.byName.end() &&
+        found->second->placesModel) {
+      mention.scope = python::ClassScope::WholeClass;
+    }
+    reaching.push_back(mention);
   }
+  mentions = std::move(reaching);
   std::vector<bool> before = state.chosen; // empty if not split yet: then never parsed in part
   if (!chooseMentions(state, mentions, round.names)) return false;
   // A large file parsed in part is re-parsed whole by each round (a partial parse is never

@@ -72,6 +72,19 @@ uint32_t loadWindow(const char* at) {
 
 bool isWordChar(char c) { return kWordChar[static_cast<unsigned char>(c)]; }
 
+std::string_view nameAt(std::string_view text, size_t at) {
+  return nameAround(text, at, at, false);
+}
+
+std::string_view nameAround(std::string_view text, size_t start, size_t end, bool backwards) {
+  // Empty views still point into `text`: callers take offsets from their ends.
+  end = std::min(end, text.size());
+  start = std::min(start, end);
+  while (backwards && start > 0 && isWordChar(text[start - 1])) --start;
+  while (end < text.size() && isWordChar(text[end])) ++end;
+  return text.substr(start, end - start);
+}
+
 ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitClasses) {
   ChunkLayout layout;
   std::vector<SourceChunk>& chunks = layout.chunks;
@@ -532,16 +545,12 @@ bool quietFunction(std::string_view text, const ChunkLayout& layout, const Sourc
   for (const Spoiler& spoiler : kRegionSpoilers) {
     for (size_t found = body.find(spoiler.text); found != std::string_view::npos;
          found = body.find(spoiler.text, found + 1)) {
-      size_t start = found;
-      size_t end = found + spoiler.text.size();
-      if (spoiler.match != SpoilerMatch::Substring) {
-        while (end < body.size() && isWordChar(body[end])) ++end;
-        if (end != found + spoiler.text.size() && spoiler.match == SpoilerMatch::WholeEnd) {
-          continue;
-        }
-        while (start > 0 && isWordChar(body[start - 1])) --start;
-      }
-      const std::string_view name = body.substr(start, end - start);
+      const size_t spoilerEnd = found + spoiler.text.size();
+      const std::string_view name = spoiler.match == SpoilerMatch::Substring
+                                        ? body.substr(found, spoiler.text.size())
+                                        : nameAround(body, found, spoilerEnd);
+      const auto end = static_cast<size_t>(name.end() - body.begin());
+      if (end != spoilerEnd && spoiler.match == SpoilerMatch::WholeEnd) continue;
       if (spoiler.match == SpoilerMatch::CalledName &&
           (name != spoiler.text || !calledAt(body, end))) {
         continue;
@@ -704,11 +713,8 @@ size_t dropForeignNames(std::string_view text, std::string_view marker,
   const size_t before = mentions.size();
   std::erase_if(mentions, [&](const Mention& mention) {
     if (text.substr(mention.at, marker.size()) != marker) return false;
-    size_t start = mention.at;
-    size_t end = mention.at + marker.size();
-    while (start > 0 && isWordChar(text[start - 1])) --start;
-    while (end < text.size() && isWordChar(text[end])) ++end;
-    return !known(text.substr(start, end - start), calledAt(text, end));
+    const std::string_view name = nameAround(text, mention.at, mention.at + marker.size());
+    return !known(name, calledAt(text, static_cast<size_t>(name.end() - text.begin())));
   });
   return before - mentions.size();
 }
@@ -735,8 +741,7 @@ size_t dropBoundNames(std::string_view text, const ChunkLayout& layout,
     if (chunk.definition || chunk.imports || chunk.membersEnd > 0) return false;
     // The statement's first word, the mention inside it, then `=` (not `==`).
     const size_t first = chunk.start + indentOf(text, chunk.start);
-    size_t end = first;
-    while (end < text.size() && isWordChar(text[end])) ++end;
+    size_t end = first + nameAt(text, first).size();
     if (mention.at < first || mention.at >= end) return false;
     while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
     return end + 1 < text.size() && text[end] == '=' && text[end + 1] != '=';
@@ -969,9 +974,7 @@ bool chooseModuleFlow(std::string_view text, const ChunkLayout& layout,
     const size_t found = codeChunkAt(layout, at);
     if (found == SIZE_MAX || !(isStatement(found) || isChosenDefinition(found))) continue;
     const auto index = static_cast<uint32_t>(found);
-    size_t end = at;
-    while (end < text.size() && isWordChar(text[end])) ++end;
-    const std::string_view name = text.substr(at, end - at);
+    const std::string_view name = nameAt(text, at);
     if (!isStatement(found)) {
       namesIn[index].push_back(name); // repeats are followed once below
       continue;

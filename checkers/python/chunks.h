@@ -111,6 +111,13 @@ private:
 // A character of a Python identifier (ASCII letters, digits, `_`), by table.
 bool isWordChar(char c);
 
+// The identifier that starts at `at` (empty when none does there).
+std::string_view nameAt(std::string_view text, size_t at);
+// The identifier around the bytes [start, end): extended over identifier characters, forward
+// and (unless `backwards` is false) backward. Empty where there is none; always a view of `text`.
+std::string_view nameAround(std::string_view text, size_t start, size_t end,
+                            bool backwards = true);
+
 // Whether a call can resolve to the name at `at` (Match::Use): not after `def`, nor an attribute
 // of a call or subscript (`super().NAME`).
 bool mayCall(std::string_view text, size_t at);
