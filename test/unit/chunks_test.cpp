@@ -19,6 +19,36 @@ std::vector<std::string> pieces(const std::string& text) {
   return out;
 }
 
+TEST(Chunks, NamesAroundAPosition) {
+  const std::string_view text = "model.enable_model_cpu_offload()";
+  EXPECT_EQ(nameAt(text, 6), "enable_model_cpu_offload");
+  EXPECT_EQ(nameAt(text, 5), "");
+  EXPECT_EQ(nameAround(text, 23, 30), "enable_model_cpu_offload");
+  EXPECT_EQ(nameAround(text, 19, 23, false), "cpu_offload");
+  EXPECT_EQ(nameAround(text, 5, 5), "model"); // the name before a dot
+  // Past the end: an empty view at the end, not out of range.
+  const std::string_view past = nameAround(text, 99, 99);
+  EXPECT_TRUE(past.empty());
+  EXPECT_EQ(past.data(), text.data() + text.size());
+}
+
+// Only markers that start a line count, with a space or the line's end after them, at the
+// file's start too; `=` runs in code and comments are none.
+TEST(Chunks, ConflictMarkersStartALine) {
+  const std::string text = "<<<<<<< HEAD\n"
+                           "x = 1  # =======\n"
+                           "=======\n"
+                           "y ======= 2\n"
+                           "==========\n"
+                           ">>>>>>> branch\n"
+                           ">>>>>>>";
+  std::vector<uint32_t> found;
+  for (const Mention& mention : conflictMarkers(text)) found.push_back(mention.at);
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, (std::vector<uint32_t>{0, 30, 61, 76}));
+  EXPECT_TRUE(conflictMarkers("x = 1\n# ===== section =====\n").empty());
+}
+
 TEST(Chunks, DefinitionsWithDecoratorsAndModuleCode) {
   const std::string text = "import torch\nx = 1\n"
                            "@torch.no_grad()\n@other\ndef f():\n    pass\n"
