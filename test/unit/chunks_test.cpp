@@ -19,6 +19,33 @@ std::vector<std::string> pieces(const std::string& text) {
   return out;
 }
 
+// The line scan skips plain bytes 16 at a time: strings, escapes, comments and brackets must
+// be seen at every offset from a line's start, in a run of plain bytes of every length.
+TEST(Chunks, StringsCommentsAndBracketsAtEveryOffset) {
+  for (size_t length = 0; length <= 40; ++length) {
+    const std::string run(length, 'a');
+    SCOPED_TRACE(length);
+    const std::string tripleQuoted = "x = " + run + "'''" + run + "\ndef g(): pass\n'''\n";
+    const std::string escaped = "s = '" + run + "\\'(' + \"" + run + "\\\"[\"\n";
+    // Continuation lines at column 0: only an open bracket keeps them in the statement.
+    const std::string bracketed = "y = (" + run + "\n" + run + ")\nw = [" + run + "\n" + run +
+                                  "]\nv = {" + run + "\n" + run + "}\n";
+    const std::string commented = "z = 1  # " + run + "(\"'\n";
+    const std::string last = "def f():\n    return 1\n";
+    EXPECT_EQ(pieces(tripleQuoted + escaped + bracketed + commented + last),
+              (std::vector<std::string>{"M:" + tripleQuoted, "M:" + escaped,
+                                        "M:y = (" + run + "\n" + run + ")\n",
+                                        "M:w = [" + run + "\n" + run + "]\n",
+                                        "M:v = {" + run + "\n" + run + "}\n", "M:" + commented,
+                                        "D:" + last}));
+    // A comment's text, up to the line's end, is inert.
+    const ChunkLayout layout = scanChunks(commented, 0, false);
+    ASSERT_EQ(layout.inert.size(), 1u);
+    EXPECT_EQ(commented.substr(layout.inert[0].start, layout.inert[0].end - layout.inert[0].start),
+              "# " + run + "(\"'");
+  }
+}
+
 TEST(Chunks, NamesAroundAPosition) {
   const std::string_view text = "model.enable_model_cpu_offload()";
   EXPECT_EQ(nameAt(text, 6), "enable_model_cpu_offload");
