@@ -1,6 +1,7 @@
 #include "checkers/python/chunks.h"
 
 #include "checkers/catalog/offload_api.h"
+#include "checkers/python/plain_bytes.h"
 
 #include <algorithm>
 #include <array>
@@ -9,10 +10,6 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace gradlint::python {
 namespace {
@@ -70,43 +67,6 @@ uint32_t loadWindow(const char* at) {
   uint32_t window = 0;
   std::memcpy(&window, at, sizeof window);
   return window;
-}
-
-// What scanChunks' line scan is inside of, for skipPlainBytes.
-enum class Within { Code, String, Comment };
-
-// The first byte at or after `at` that scanChunks' line scan must look at, 16 bytes at a time
-// where SSE2 is there: line ends always; in code also comment and string starts, brackets and
-// backslashes; in a string also quotes and backslashes. Most of a file is plain code, string
-// bodies and comments, and the scan went through them byte by byte. It may stop earlier (at the
-// last 15 bytes, at the other quote inside a string), where the caller's loop takes the byte as
-// plain.
-template <Within kWithin>
-size_t skipPlainBytes(std::string_view text, size_t at) {
-#if defined(__SSE2__)
-  const char* const data = text.data();
-  const auto is = [](__m128i bytes, char c) { return _mm_cmpeq_epi8(bytes, _mm_set1_epi8(c)); };
-  while (at + 16 <= text.size()) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at));
-    __m128i hits = _mm_or_si128(is(bytes, '\n'), is(bytes, '\r'));
-    if constexpr (kWithin != Within::Comment) {
-      hits = _mm_or_si128(hits, _mm_or_si128(is(bytes, '\\'), is(bytes, '"')));
-      hits = _mm_or_si128(hits, is(bytes, '\''));
-    }
-    if constexpr (kWithin == Within::Code) {
-      // The bracket pairs differ in one bit from each other's neighbour: `(` 0x28 and `)`
-      // 0x29; `[` 0x5B and `{` 0x7B, `]` 0x5D and `}` 0x7D differ in 0x20.
-      const __m128i upper = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
-      hits = _mm_or_si128(hits, is(bytes, '#'));
-      hits = _mm_or_si128(hits, is(_mm_or_si128(bytes, _mm_set1_epi8(0x01)), ')'));
-      hits = _mm_or_si128(hits, _mm_or_si128(is(upper, '{'), is(upper, '}')));
-    }
-    const int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    at += 16;
-  }
-#endif
-  return std::min(at, text.size());
 }
 
 } // namespace
@@ -225,8 +185,8 @@ ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitC
     // Scan the line's characters for strings, comments, brackets and continuations.
     continued = false;
     while (at < size) {
-      at = stringQuote != 0 ? skipPlainBytes<Within::String>(text, at)
-                            : skipPlainBytes<Within::Code>(text, at);
+      at = stringQuote != 0 ? skipPlainBytes<PlainRun::String>(text, at)
+                            : skipPlainBytes<PlainRun::Code>(text, at);
       if (at >= size) break;
       const char c = text[at];
       if (c == '\n' || (c == '\r' && (at + 1 >= size || text[at + 1] != '\n'))) {
@@ -260,8 +220,7 @@ ChunkLayout scanChunks(std::string_view text, uint32_t contentStart, bool splitC
       }
       if (c == '#') { // comment: skip to the end of the line
         const size_t comment = at;
-        at = skipPlainBytes<Within::Comment>(text, at);
-        while (at < size && text[at] != '\n' && text[at] != '\r') ++at;
+        at = skipPlainBytes<PlainRun::Comment>(text, at);
         layout.inert.push_back({static_cast<uint32_t>(comment), static_cast<uint32_t>(at)});
         continue;
       }
@@ -614,10 +573,9 @@ bool quietFunction(std::string_view text, const ChunkLayout& layout, const Sourc
 
 bool restoringRegionAt(std::string_view text, size_t at) {
   if (at >= text.size() || (at > 0 && isWordChar(text[at - 1]))) return false;
-  size_t end = at;
-  while (end < text.size() && isWordChar(text[end])) ++end;
-  const std::string_view name = text.substr(at, end - at);
+  const std::string_view name = nameAt(text, at);
   if (name != "no_grad" && name != "inference_mode") return false;
+  const size_t end = at + name.size();
   if (text.substr(end, 2) != "()") return false;
   size_t after = end + 2;
   while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
@@ -965,10 +923,10 @@ namespace {
 // the object it acts on. Empty for any other statement.
 std::string_view receiverAtStart(std::string_view text, const SourceChunk& chunk) {
   const size_t first = chunk.start + indentOf(text, chunk.start);
-  size_t end = first;
-  while (end < chunk.end && isWordChar(text[end])) ++end;
-  if (end == first || end >= chunk.end || text[end] != '.') return {};
-  return text.substr(first, end - first);
+  const std::string_view receiver = nameAt(text.substr(0, chunk.end), first);
+  const size_t end = first + receiver.size();
+  if (receiver.empty() || end >= chunk.end || text[end] != '.') return {};
+  return receiver;
 }
 
 } // namespace

@@ -1,13 +1,9 @@
 #include "checkers/python/imports.h"
 
 #include "checkers/python/chunks.h"
+#include "checkers/python/plain_bytes.h"
 
-#include <array>
 #include <cstring>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace gradlint::python {
 namespace {
@@ -112,64 +108,9 @@ void parseStatement(std::string_view text, uint32_t line, std::vector<ImportStat
   out.push_back(std::move(statement));
 }
 
-// The first byte at or after `at` that may end a run of plain bytes (`size` when none does),
-// 16 bytes at a time where SSE2 is there: most of a file is plain code and string bodies, and
-// walking them byte by byte through a table was most of the scan. It may stop early, at a byte
-// the caller then takes as plain: code runs stop at the bytes of `special` and at `&` and `|`,
-// string runs at quotes, backslashes and line ends and at `#` and `&`.
-enum class Run { PlainCode, PlainString };
-
-template <Run kind>
-size_t skipPlain(std::string_view text, size_t at, const std::array<bool, 256>& special) {
-  const size_t size = text.size();
-#if defined(__SSE2__)
-  const char* data = text.data();
-  // Pairs of special bytes that differ in one bit are matched with one compare after an OR.
-  const __m128i one = _mm_set1_epi8(0x01);
-  const __m128i hashOrQuote = _mm_set1_epi8(0x23);  // " #
-  const __m128i apostrophe = _mm_set1_epi8(0x27);   // & '
-  const __m128i newline = _mm_set1_epi8('\n');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (at + 16 <= size) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at));
-    const __m128i low = _mm_or_si128(bytes, one);
-    __m128i hits = _mm_or_si128(_mm_cmpeq_epi8(low, hashOrQuote), _mm_cmpeq_epi8(low, apostrophe));
-    hits = _mm_or_si128(hits, _mm_cmpeq_epi8(bytes, newline));
-    if constexpr (kind == Run::PlainString) {
-      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(bytes, backslash));
-    } else {
-      const __m128i upper = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
-      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(low, _mm_set1_epi8(0x29)));     // ( )
-      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(low, _mm_set1_epi8(0x3B)));     // : ;
-      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(upper, _mm_set1_epi8(0x7B)));   // [ {
-      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(upper, _mm_set1_epi8(0x7D)));   // ] }
-      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(upper, _mm_set1_epi8(0x7C)));   // \\ |
-    }
-    const int mask = _mm_movemask_epi8(hits);
-    if (mask != 0) return at + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    at += 16;
-  }
-#endif
-  while (at < size && !special[static_cast<unsigned char>(text[at])]) ++at;
-  return at;
-}
-
 } // namespace
 
 std::vector<ImportStatement> scanImports(std::string_view text) {
-  // Bytes that end a run of plain code: strings, comments, brackets, statement and line ends.
-  static const std::array<bool, 256> kSpecial = [] {
-    std::array<bool, 256> special{};
-    for (const char c : std::string_view("#'\"\\\n;:([{)]}")) {
-      special[static_cast<unsigned char>(c)] = true;
-    }
-    return special;
-  }();
-  static const std::array<bool, 256> kInString = [] {
-    std::array<bool, 256> special{};
-    for (const char c : std::string_view("'\"\\\n")) special[static_cast<unsigned char>(c)] = true;
-    return special;
-  }();
   std::vector<ImportStatement> out;
   std::string logical; // the statement being collected, strings blanked
   uint32_t line = 1;
@@ -200,7 +141,7 @@ std::vector<ImportStatement> scanImports(std::string_view text) {
       collecting = startsWord(i, "import") || startsWord(i, "from");
     }
     if (!collecting) {
-      i = skipPlain<Run::PlainCode>(text, i, kSpecial);
+      i = skipPlainBytes<PlainRun::CodeToStatementEnd>(text, i);
       if (i >= size) break;
     }
     const char c = text[i];
@@ -216,7 +157,7 @@ std::vector<ImportStatement> scanImports(std::string_view text) {
       i += quoteLength;
       while (i < size) {
         // Plain string bytes in one tight loop: only quotes, backslashes and line ends matter.
-        i = skipPlain<Run::PlainString>(text, i, kInString);
+        i = skipPlainBytes<PlainRun::String>(text, i);
         if (i >= size) break;
         if (text[i] == '\\') {
           if (i + 1 < size && text[i + 1] == '\n') ++line;
