@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import fnmatch
 import hashlib
 import json
 import os
@@ -210,9 +209,12 @@ def file_hash(path: pathlib.Path) -> str:
 def binary_key(binary: pathlib.Path) -> str:
     """The executable and the C++ module beside it (lib/gradlint/), which C++ units load."""
     h = hashlib.sha256(file_hash(binary).encode())
-    module = binary.parent.parent / "lib" / "gradlint" / "libgradlint-cpp.so"
-    if module.exists():
-        h.update(file_hash(module).encode())
+    # An installed tree keeps the module in lib/gradlint/, a build folder in lib/.
+    for module in (binary.parent.parent / "lib" / "gradlint" / "libgradlint-cpp.so",
+                   binary.parent.parent / "lib" / "libgradlint-cpp.so"):
+        if module.exists():
+            h.update(file_hash(module).encode())
+            break
     return h.hexdigest()[:16]
 
 
@@ -250,29 +252,27 @@ def run_gradlint(binary: pathlib.Path, args: list[str], cwd: pathlib.Path) -> tu
     return json.loads(proc.stdout or "[]"), elapsed, ""
 
 
-def check_repo(binary: pathlib.Path, repo: dict, root: pathlib.Path, env: pathlib.Path,
-               cpp_flags: list[str], skip_cpp: bool) -> dict:
-    findings: list[dict] = []
-    seconds = {}
-    notes = []
-    if repo.get("python", True):
+def check_part(binary: pathlib.Path, repo: dict, part: str, root: pathlib.Path,
+               env: pathlib.Path, cpp_flags: list[str]) -> dict:
+    """One repository's Python files and notebooks (`python`), or its C++ units (`cpp`)."""
+    if part == "python":
         excludes = [a for pattern in CPP_EXCLUDES for a in ("--exclude", pattern)]
-        raw, seconds["python"], note = run_gradlint(
-            binary, ["--python", str(env), *excludes, "."], root)
-        findings += raw
-        if note:
-            notes.append(note)
-    if "cpp" in repo and not skip_cpp:
+        args = ["--python", str(env), *excludes, "."]
+    else:
         database = write_compile_database(root, repo["cpp"], cpp_flags)
         units = cpp_units(root, repo["cpp"])
-        if units:
-            raw, seconds["cpp"], note = run_gradlint(
-                binary, ["-p", str(database), "--python", str(env), *units], root)
-            findings += raw
-            if note:
-                notes.append(note)
-    return {"findings": normalise(findings, root, repo["name"]), "seconds": seconds,
-            "notes": notes}
+        if not units:
+            return {"findings": [], "seconds": 0.0, "note": "no C++ unit matches the globs"}
+        args = ["-p", str(database), "--python", str(env), *units]
+    raw, elapsed, note = run_gradlint(binary, args, root)
+    return {"findings": normalise(raw, root, repo["name"]), "seconds": elapsed, "note": note}
+
+
+def parts_of(repo: dict, skip_cpp: bool) -> list[str]:
+    parts = ["python"] if repo.get("python", True) else []
+    if "cpp" in repo and not skip_cpp:
+        parts.append("cpp")
+    return parts
 
 
 def corpus_findings(binary: pathlib.Path, repos: list[dict], cpp_flags: list[str],
@@ -286,18 +286,23 @@ def corpus_findings(binary: pathlib.Path, repos: list[dict], cpp_flags: list[str
     results = {}
     for repo in repos:
         root = extract(mirror, work, repo)
-        cache = work / "results" / key / f"{slug(repo['name'])}-{entry_key(repo, cpp_flags)}"
-        cache = cache.with_suffix(".nocpp.json" if skip_cpp else ".json")
-        if cache.exists():
-            result = json.loads(cache.read_text())
-            result["cached"] = True
-        else:
-            result = check_repo(binary, repo, root, env, cpp_flags, skip_cpp)
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(".tmp")
-            tmp.write_text(json.dumps(result))
-            tmp.rename(cache)
-            result["cached"] = False
+        result = {"findings": [], "seconds": {}, "notes": [], "cached": True}
+        for part in parts_of(repo, skip_cpp):
+            cache = (work / "results" / key /
+                     f"{slug(repo['name'])}-{entry_key(repo, cpp_flags)}.{part}.json")
+            if cache.exists():
+                done = json.loads(cache.read_text())
+            else:
+                done = check_part(binary, repo, part, root, env, cpp_flags)
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                tmp = cache.with_suffix(".tmp")
+                tmp.write_text(json.dumps(done))
+                tmp.rename(cache)
+                result["cached"] = False
+            result["findings"] += done["findings"]
+            result["seconds"][part] = done["seconds"]
+            if done.get("note"):
+                result["notes"].append(f"{part}: {done['note']}")
         took = sum(result["seconds"].values())
         print(f"  {label}: {repo['name']}: {len(result['findings'])} findings "
               f"({'cached' if result['cached'] else f'{took:.1f} s'})", file=sys.stderr)
