@@ -790,10 +790,8 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
   const NodeId head = newNode(nop);
   const NodeId after = newNode(nop);
   const NodeId bodyStart = newNode(nop);
-  // A loop over a model's parameters runs at least once: a reset done there is not skippable.
-  const bool atLeastOnce =
-      text(field(statement, f.right), source_).find("parameters(") != std::string_view::npos;
-  link(current_, atLeastOnce ? bodyStart : head);
+  // Where the loop is entered from is linked once the body is known (see below).
+  const NodeId entry = current_;
   link(head, bodyStart);
   current_ = bodyStart;
   loops_.push_back({head, after, cleanups_.size()});
@@ -830,6 +828,16 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
     }
   }
   lowerBlock(field(statement, f.body), depth + 1);
+  // Some loops run at least once, so the path that skips the body is not a real one:
+  // - a loop over a model's parameters (a reset done there is not skippable);
+  // - a loop whose body calls backward(): the micro-batches of one optimizer step. A step with
+  //   no data is no step; taking the skip path would pair a step with no backward() at all.
+  bool atLeastOnce =
+      text(field(statement, f.right), source_).find("parameters(") != std::string_view::npos;
+  for (std::size_t id = bodyStart + 1; !atLeastOnce && id < fn_.nodes.size(); ++id) {
+    atLeastOnce = fn_.nodes[id].event.kind == EventKind::Backward;
+  }
+  link(entry, atLeastOnce ? bodyStart : head);
   link(current_, head);
   loops_.pop_back();
   current_ = head;
