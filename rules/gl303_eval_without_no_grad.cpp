@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <set>
+#include <string>
 
 namespace gradlint::rules {
 namespace {
@@ -36,7 +38,7 @@ public:
       for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
         const ir::Event& eval = fn.nodes[id].event;
         if (eval.kind != ir::EventKind::Eval || eval.var.empty()) continue;
-        if (trainsAfter(fn, id)) continue;
+        if (trainsOnEvalOutputs(fn, id, eval.var.str())) continue;
         const ir::NodeId call = firstModelCallInLoop(context, index, id, eval.var);
         if (call == ir::kNoNode) continue;
         Diagnostic diagnostic = makeDiagnostic(fn.nodes[call].event.range);
@@ -70,22 +72,107 @@ private:
     return true;
   }
 
-  // A backward() reachable from the eval() node: a training loop that evaluates on the side
-  // (the next epoch trains again). One that only trained before it (a `main` that trains, then
-  // evaluates in a loop of its own) does not excuse the evaluation loop.
-  static bool trainsAfter(const ir::FunctionIR& fn, ir::NodeId eval) {
-    std::vector<bool> seen(fn.nodes.size(), false);
-    std::vector<ir::NodeId> stack{eval};
-    seen[eval] = true;
-    while (!stack.empty()) {
-      const ir::NodeId id = stack.back();
-      stack.pop_back();
-      if (fn.nodes[id].event.kind == ir::EventKind::Backward) return true;
-      for (ir::NodeId succ : fn.nodes[id].succs) {
-        if (!seen[succ]) {
-          seen[succ] = true;
-          stack.push_back(succ);
+  // Whether a backward() reachable from the eval() node can consume what the model computes in
+  // evaluation mode: test-time training and batch-norm adaptation train on the evaluation
+  // loop's outputs, so the graph the loop records is needed. A training loop that evaluates on
+  // the side (an epoch that trains, evaluates, and trains again) does not excuse the evaluation
+  // loop: its backward() consumes the training batches' outputs.
+  //
+  // A forward dataflow over the function from the eval() node. Its state: whether `model` is
+  // still in evaluation mode, and the names holding values computed from the model in that mode
+  // (directly or through other such names). An assignment redefines its name, so a name reused
+  // by the training loop (`out = model(x)` after `model.train()`) no longer counts.
+  static bool trainsOnEvalOutputs(const ir::FunctionIR& fn, ir::NodeId eval,
+                                  const std::string& model) {
+    struct State {
+      bool evalMode = false;
+      std::set<std::string> outputs; // names holding evaluation-mode results
+      bool mergeFrom(const State& other) {
+        bool changed = false;
+        if (other.evalMode && !evalMode) evalMode = changed = true;
+        for (const std::string& name : other.outputs) changed |= outputs.insert(name).second;
+        return changed;
+      }
+    };
+    auto isModel = [&](std::string_view name) {
+      return name == model || (name.starts_with(model) && name.substr(model.size()) == ".forward");
+    };
+    auto readsOutputs = [&](const State& state, const std::vector<ir::InternedString>& deps) {
+      return std::any_of(deps.begin(), deps.end(), [&](const ir::InternedString& dep) {
+        return (state.evalMode && isModel(dep.str())) || state.outputs.count(dep.str()) > 0;
+      });
+    };
+    std::vector<State> in(fn.nodes.size());
+    std::vector<bool> queued(fn.nodes.size(), false);
+    std::vector<bool> reached(fn.nodes.size(), false);
+    std::deque<ir::NodeId> work{eval};
+    reached[eval] = true;
+    in[eval].evalMode = true;
+    queued[eval] = true;
+    while (!work.empty()) {
+      const ir::NodeId id = work.front();
+      work.pop_front();
+      queued[id] = false;
+      State state = in[id];
+      const ir::Event& event = fn.nodes[id].event;
+      const std::string var = event.var.str();
+      switch (event.kind) {
+      case ir::EventKind::Eval:
+        if (var == model) state.evalMode = true;
+        break;
+      case ir::EventKind::Train:
+        if (var == model) state.evalMode = false;
+        break;
+      case ir::EventKind::Assign:
+        if (readsOutputs(state, event.sources().deps)) {
+          state.outputs.insert(var);
+        } else {
+          state.outputs.erase(var);
         }
+        break;
+      case ir::EventKind::Call: {
+        // `out = model(x)` (the call's target), and `outputs.append(out)`: the collection holds
+        // evaluation results from then on.
+        if (!var.empty() && state.evalMode && isModel(event.spelled.str())) {
+          state.outputs.insert(var);
+        }
+        const std::string_view spelled = event.spelled.str();
+        const size_t dot = spelled.rfind('.');
+        if (dot != std::string_view::npos) {
+          const std::string_view method = spelled.substr(dot + 1);
+          if (method == "append" || method == "extend" || method == "insert" || method == "add" ||
+              method == "update") {
+            const auto& args = event.call().argVars;
+            if (std::any_of(args.begin(), args.end(), [&](const ir::InternedString& arg) {
+                  return state.outputs.count(arg.str()) > 0;
+                })) {
+              state.outputs.insert(std::string(spelled.substr(0, dot)));
+            }
+          }
+        }
+        break;
+      }
+      case ir::EventKind::Backward:
+        if (!var.empty()) {
+          if (state.outputs.count(var) > 0) return true;
+        } else if (!event.sources().deps.empty()) {
+          if (readsOutputs(state, event.sources().deps)) return true;
+        } else if (state.evalMode) {
+          // A backward of a value with no name nor known sources (C++:
+          // `model->forward(x).sum().backward()`) while the model still evaluates: taken for one
+          // that consumes the evaluation, rather than report a loop that may be trained on.
+          return true;
+        }
+        break;
+      default: break;
+      }
+      for (ir::NodeId succ : fn.nodes[id].succs) {
+        const bool grew = in[succ].mergeFrom(state);
+        if ((grew || !reached[succ]) && !queued[succ]) {
+          queued[succ] = true;
+          work.push_back(succ);
+        }
+        reached[succ] = true;
       }
     }
     return false;

@@ -45,4 +45,25 @@ float test_script(torch::jit::script::Module network) {
   return total;
 }
 
-// CHECK: Found 2 warnings.
+// Each epoch trains and then evaluates: the next epoch's backward() consumes the training
+// batches' outputs, not the validation loop's, whose graphs are waste.
+void train_and_validate(Net& model, torch::optim::SGD& optimizer) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    model->train();
+    for (int i = 0; i < 10; ++i) {
+      optimizer.zero_grad();
+      auto loss = torch::nn::mse_loss(model->forward(batch()), batch());
+      loss.backward();
+      optimizer.step();
+    }
+    model->eval();
+    float total = 0;
+    for (int i = 0; i < 10; ++i) {
+      // CHECK: [[@LINE+1]]:21: GL303 `model` runs in evaluation mode but with grad enabled
+      auto output = model->forward(batch());
+      total += output.item();
+    }
+  }
+}
+
+// CHECK: Found 3 warnings.

@@ -51,17 +51,36 @@ def evaluate_decorated_inference(model, loader):
         model(x)
 
 
-# A training loop that evaluates: backward() runs again after eval() (the next epoch).
-def train_and_validate(model, train_loader, val_loader, opt, epochs):
-    for epoch in range(epochs):
-        model.train()
-        for x in train_loader:
-            opt.zero_grad()
-            model(x).mean().backward()
-            opt.step()
-        model.eval()
-        for x in val_loader:
-            model(x)
+# Test-time training: the backward() consumes what the model computes in evaluation mode, so
+# the graph the loop records is needed.
+def test_time_training(model, loader, opt, entropy):
+    model.eval()
+    for x in loader:
+        out = model(x)
+        loss = entropy(out)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+# The same with the loss of an unnamed value, and through a collection of outputs.
+def adapt_unnamed(model, loader, opt):
+    model.eval()
+    for x in loader:
+        opt.zero_grad()
+        model(x).logsumexp(1).mean().backward()
+        opt.step()
+
+
+def adapt_collected(model, loader, opt, entropy):
+    model.eval()
+    outputs = []
+    for x in loader:
+        out = model(x)
+        outputs.append(out)
+    total = entropy(outputs)
+    total.backward()
+    opt.step()
 
 
 # Back to training mode before the calls.

@@ -129,3 +129,38 @@ def train_then_test(model, train_loader, test_loader, opt):
     for x in test_loader:
         # CHECK: [[@LINE+1]]:9: GL303 `model` runs in evaluation mode but with grad enabled
         model(x)
+
+
+# A training loop that evaluates on the side: backward() runs again after eval() (the next
+# epoch), but on the training batches' outputs; the validation loop's graphs are waste.
+# `out` and `loss` name both loops' values.
+def train_and_validate(model, train_loader, val_loader, opt, loss_fn, epochs):
+    for epoch in range(epochs):
+        model.train()
+        for x, y in train_loader:
+            opt.zero_grad()
+            out = model(x)
+            loss = loss_fn(out, y)
+            loss.backward()
+            opt.step()
+        model.eval()
+        val_loss = 0.0
+        for x, y in val_loader:
+            # CHECK: [[@LINE+1]]:19: GL303 `model` runs in evaluation mode but with grad enabled
+            out = model(x)
+            loss = loss_fn(out, y)
+            val_loss += loss.item()
+
+
+# The same with unnamed training losses.
+def train_and_validate_unnamed(model, train_loader, val_loader, opt, epochs):
+    for epoch in range(epochs):
+        model.train()
+        for x in train_loader:
+            opt.zero_grad()
+            model(x).mean().backward()
+            opt.step()
+        model.eval()
+        for x in val_loader:
+            # CHECK: [[@LINE+1]]:13: GL303 `model` runs in evaluation mode but with grad enabled
+            model(x)
