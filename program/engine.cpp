@@ -301,6 +301,11 @@ void lowerCppFile(FileState& state, const CheckOptions& options) {
 
 // C++ files are compiled whole; a notebook is parsed whole because its kernel carries grad mode
 // from each cell into every later one (a toggle's cell alone cannot tell whether it leaks).
+bool selectsInvalidSyntax(const FileState& state) {
+  return std::any_of(state.rules->begin(), state.rules->end(),
+                     [](const rules::Rule* rule) { return rule->info().code == "GL000"; });
+}
+
 bool parsedWhole(const FileState& state) {
   // A dropped text is never a notebook's (releaseSource).
   return isCppPath(state.input->ref.path) ||
@@ -1044,6 +1049,12 @@ CheckResult runCheck(const std::vector<FileInput>& inputs, const CheckOptions& o
       wanted[i] = 1; // every file, whole
     } else if (parsedWhole(state)) {
       wanted[i] = mentionsAny(state.source->bytes(), markersFor(state));
+      // A notebook's syntax is always checked, torch or not: a broken cell stops "Run all", so
+      // the cells after it (the training cells, often) never run. Notebooks are few and small
+      // next to a tree's modules: the parse costs little (docs/notebooks.md).
+      if (!wanted[i] && state.source->notebook() != nullptr && selectsInvalidSyntax(state)) {
+        wanted[i] = python::hasSyntaxError(*state.source);
+      }
     } else {
       wanted[i] = planPythonRanges(state);
     }

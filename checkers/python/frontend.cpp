@@ -249,6 +249,13 @@ bool parseOnly(const SourceText& source) {
   return tree != nullptr;
 }
 
+bool hasSyntaxError(const SourceText& source) {
+  const std::vector<ByteRange> whole{
+      {source.contentStart(), static_cast<uint32_t>(source.bytes().size())}};
+  TreePtr tree(threadParser().parse(source, source.bytes(), whole));
+  return tree != nullptr && !isNull(firstSyntaxError(ts_tree_root_node(tree.get())));
+}
+
 namespace {
 
 // Python ends a line at a lone CR; the grammar does not. Parse a copy with each lone CR made
@@ -268,6 +275,52 @@ std::string_view parseableText(const std::string& bytes, std::string& normalised
     }
   }
   return normalised;
+}
+
+// A notebook's kernel compiles each cell on its own, so a syntax error belongs to one cell, and
+// "Run all" stops there. Parsed together, error recovery can blame a valid cell far from the
+// broken one (a pasted output in cell 10 reported at cell 4, line 1), and a second broken cell
+// goes unreported. Parses each cell of `parsed` alone: each broken cell gets its own GL000, at
+// its first error, and `kept` is left with the other cells' ranges. False when no cell alone
+// is broken (the error needs several cells: left to the whole-module handling).
+bool parseNotebookCells(const SourceText& source, std::string_view text,
+                        const std::vector<ByteRange>& parsed, PythonFileResult& result,
+                        std::vector<ByteRange>& kept) {
+  std::vector<ByteRange> cellsKept;
+  std::vector<Diagnostic> broken;
+  for (const NotebookCell& cell : source.notebook()->cells()) {
+    // With the joining newline, so that the last line of a cell ends before the next cell's.
+    const uint32_t cellEnd = std::min<uint32_t>(cell.moduleEnd + 1, text.size());
+    std::vector<ByteRange> pieces;
+    for (const ByteRange& range : parsed) {
+      const uint32_t start = std::max(cell.moduleStart, range.start);
+      const uint32_t end = std::min(cellEnd, range.end);
+      if (start < end) pieces.push_back({start, end});
+    }
+    if (pieces.empty()) continue;
+    TreePtr tree(threadParser().parse(source, text, pieces));
+    const TSNode error = tree ? firstSyntaxError(ts_tree_root_node(tree.get())) : TSNode{};
+    if (tree && isNull(error)) {
+      cellsKept.insert(cellsKept.end(), pieces.begin(), pieces.end());
+    } else if (tree) {
+      broken.push_back(syntaxDiagnostic(source, error));
+    }
+  }
+  if (broken.empty()) return false;
+  for (Diagnostic& diagnostic : broken) {
+    result.frontendDiagnostics.push_back(std::move(diagnostic));
+  }
+  // Adjacent pieces merge: tree-sitter's included ranges must not touch, and fewer are cheaper.
+  kept.clear();
+  for (const ByteRange& range : cellsKept) {
+    if (!kept.empty() && kept.back().end == range.start) {
+      kept.back().end = range.end;
+    } else {
+      kept.push_back(range);
+    }
+  }
+  if (kept.empty()) kept.push_back({0, 0});
+  return true;
 }
 
 } // namespace
@@ -319,7 +372,15 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
   const TSNode root = ts_tree_root_node(trees.front().get());
   std::vector<TSNode> roots{root};
 
-  if (TSNode error = firstSyntaxError(root); !isNull(error)) {
+  std::vector<ByteRange> lowered = parsed;
+  if (TSNode error = firstSyntaxError(root);
+      !isNull(error) && source.notebook() != nullptr &&
+      parseNotebookCells(source, text, parsed, result, lowered)) {
+    // Each broken cell is reported where it breaks and left out; the others parsed together.
+    trees.emplace_back(threadParser().parse(source, text, lowered));
+    roots.clear();
+    if (trees.back()) roots.push_back(ts_tree_root_node(trees.back().get()));
+  } else if (!isNull(error)) {
     result.frontendDiagnostics.push_back(wideIndentDiagnostic(source).value_or(
         syntaxDiagnostic(source, error)));
     // Error recovery can fold everything after a broken line into one ERROR node. Re-parse each
@@ -342,7 +403,7 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
   // After a syntax error the roots are pieces parsed apart: lowered afresh, and the memo is
   // left as it was (the next, mended, text will match it better).
   const bool whole = roots.size() == 1 && ts_node_eq(roots.front(), root);
-  lowerModule(source, context, roots, parsed, result,
+  lowerModule(source, context, roots, lowered, result,
               memo != nullptr && whole ? &memo->lowering() : nullptr);
   return result;
 }

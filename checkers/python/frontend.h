@@ -72,5 +72,7 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
 
 // The bare parse, for benchmarks: parses and frees the tree.
 bool parseOnly(const SourceText& source);
+// Whether the text has a syntax error (parse only: nothing is lowered).
+bool hasSyntaxError(const SourceText& source);
 
 } // namespace gradlint::python
