@@ -44,12 +44,48 @@ bool writesGradients(const ir::Event& event) {
   return false;
 }
 
-struct AccumulationFact {
-  bool dirty = false;          // a backward since the last reset
-  ToggleSet pendingSteps;      // steps taken while dirty, with no reset since
-  bool afterBackward = false;  // a backward since the last step
-  ToggleSet zerosAfterBackward; // resets after a backward, with no backward or step since
+// A step taken while gradients were dirty, and the branch outcomes every path that took it had
+// taken (`if not did_step: ... else: opt.step()`), so that a later branch on the same condition
+// (`if did_step: opt.zero_grad()`) can tell the paths on which it is pending from those on
+// which it never ran.
+struct PendingStep {
+  NodeId step = ir::kNoNode;
+  ir::Assumptions when;
 };
+
+struct AccumulationFact {
+  bool dirty = false;                  // a backward since the last reset
+  std::vector<PendingStep> pendingSteps; // steps taken while dirty, no reset since; by step
+  bool afterBackward = false;          // a backward since the last step
+  ToggleSet zerosAfterBackward;        // resets after a backward, with no backward or step since
+  ir::Assumptions assumed;             // branch outcomes that hold on every path here
+};
+
+void addPending(std::vector<PendingStep>& pending, NodeId step, const ir::Assumptions& when) {
+  auto it = std::lower_bound(pending.begin(), pending.end(), step,
+                             [](const PendingStep& p, NodeId id) { return p.step < id; });
+  if (it != pending.end() && it->step == step) {
+    ir::intersectInto(it->when, when); // taken again (a loop): only what both paths share
+  } else {
+    pending.insert(it, {step, when});
+  }
+}
+
+// The pending steps of both sides; a step pending on both holds only the outcomes both share.
+bool joinPending(std::vector<PendingStep>& into, const std::vector<PendingStep>& from) {
+  bool changed = false;
+  for (const PendingStep& theirs : from) {
+    auto it = std::lower_bound(into.begin(), into.end(), theirs.step,
+                               [](const PendingStep& p, NodeId id) { return p.step < id; });
+    if (it == into.end() || it->step != theirs.step) {
+      into.insert(it, theirs);
+      changed = true;
+    } else {
+      changed |= ir::intersectInto(it->when, theirs.when);
+    }
+  }
+  return changed;
+}
 
 class AccumulationAnalysis {
 public:
@@ -57,8 +93,9 @@ public:
       : summaries_(summaries), fnNodes_(&nodes) {}
   AccumulationFact entryFact() const { return {}; }
   bool join(AccumulationFact& into, const AccumulationFact& from) const {
-    bool changed = unionInto(into.pendingSteps, from.pendingSteps);
+    bool changed = joinPending(into.pendingSteps, from.pendingSteps);
     changed |= unionInto(into.zerosAfterBackward, from.zerosAfterBackward);
+    changed |= ir::intersectInto(into.assumed, from.assumed);
     if (from.dirty && !into.dirty) into.dirty = changed = true;
     if (from.afterBackward && !into.afterBackward) into.afterBackward = changed = true;
     return changed;
@@ -84,16 +121,37 @@ public:
       out.zerosAfterBackward.clear();
     }
     if (step) {
-      if (out.dirty) insertSorted(out.pendingSteps, id);
+      if (out.dirty) addPending(out.pendingSteps, id, out.assumed);
       out.afterBackward = false;
       out.zerosAfterBackward.clear();
+    }
+    if (node.event.kind == EventKind::Assume) {
+      // A step that ran only under the opposite outcome is not pending on this path.
+      const ir::Assumption outcome{node.event.var, node.event.value == ir::GradValue::Enabled};
+      std::erase_if(out.pendingSteps, [&](const PendingStep& pending) {
+        return std::any_of(pending.when.begin(), pending.when.end(), [&](const ir::Assumption& a) {
+          return a.key == outcome.key && a.holds != outcome.holds;
+        });
+      });
+      auto it = std::lower_bound(
+          out.assumed.begin(), out.assumed.end(), outcome.key,
+          [](const ir::Assumption& a, const std::string& key) { return a.key < key; });
+      if (it != out.assumed.end() && it->key == outcome.key) it->holds = outcome.holds;
+      else out.assumed.insert(it, outcome);
+    }
+    if (node.event.kind == EventKind::Assign && !node.event.var.empty()) {
+      // What was known of a condition on the assigned name no longer holds.
+      const std::string& var = node.event.var;
+      auto mentioned = [&](const ir::Assumption& a) { return ir::mentions(a, var); };
+      std::erase_if(out.assumed, mentioned);
+      for (PendingStep& pending : out.pendingSteps) std::erase_if(pending.when, mentioned);
     }
     // An optimizer built anew over new leaf tensors (`opt = torch.optim.SGD([x_in])` each
     // iteration) holds no gradient yet: the steps of the one it replaces are done with.
     if (node.event.kind == EventKind::Assign && node.event.sources().freshValue &&
         !out.pendingSteps.empty()) {
-      std::erase_if(out.pendingSteps, [&](NodeId pending) {
-        return (*fnNodes_)[pending].event.var == node.event.var;
+      std::erase_if(out.pendingSteps, [&](const PendingStep& pending) {
+        return (*fnNodes_)[pending.step].event.var == node.event.var;
       });
     }
     if (reset) {
@@ -141,7 +199,9 @@ AccumulationFindings analyzeAccumulation(const ir::FunctionIR& fn,
     const bool backward = event.kind == EventKind::Backward;
     const bool step = event.kind == EventKind::Step;
     if (backward) {
-      for (NodeId stale : flow.in[id].pendingSteps) findings.staleSteps.push_back({stale, id});
+      for (const PendingStep& stale : flow.in[id].pendingSteps) {
+        findings.staleSteps.push_back({stale.step, id});
+      }
     }
     if (step && !backward) {
       for (NodeId zero : flow.in[id].zerosAfterBackward) {

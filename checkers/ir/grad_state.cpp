@@ -54,6 +54,21 @@ int SummaryTable::callerCount(const std::string& qualifiedName) const {
   return it == callers_.end() ? 0 : it->second;
 }
 
+// The intersection of two sorted outcome lists; true when `into` lost an entry.
+bool intersectInto(Assumptions& into, const Assumptions& from) {
+  const size_t before = into.size();
+  std::erase_if(into, [&](const Assumption& a) {
+    return std::find(from.begin(), from.end(), a) == from.end();
+  });
+  return into.size() != before;
+}
+
+// `var` is assigned: what was known of conditions on it (and its attributes) no longer holds.
+bool mentions(const Assumption& condition, const std::string& var) {
+  return condition.key.size() >= var.size() && condition.key.compare(0, var.size(), var) == 0 &&
+         (condition.key.size() == var.size() || condition.key[var.size()] == '.');
+}
+
 namespace {
 
 template <typename Set> bool unionInto(Set& into, const Set& from) {
@@ -133,15 +148,6 @@ void openToggle(ModeState& mode, NodeId toggle, const Assumptions& assumed) {
   if (listed && assumed.empty()) mode.openWhen.erase(when);
 }
 
-// The intersection of two sorted outcome lists; true when `into` lost an entry.
-bool intersectInto(Assumptions& into, const Assumptions& from) {
-  const size_t before = into.size();
-  std::erase_if(into, [&](const Assumption& a) {
-    return std::find(from.begin(), from.end(), a) == from.end();
-  });
-  return into.size() != before;
-}
-
 bool joinMode(ModeState& into, const ModeState& from) {
   // A toggle's conditions are those of every path on which it is open: intersect where both
   // sides hold it, take the other side's where only it does.
@@ -196,12 +202,6 @@ void assume(ModeState& mode, const Assumption& outcome) {
   std::erase_if(mode.openWhen, [&](const auto& entry) {
     return std::find(infeasible.begin(), infeasible.end(), entry.first) != infeasible.end();
   });
-}
-
-// `var` is assigned: what was known of conditions on it (and its attributes) no longer holds.
-bool mentions(const Assumption& condition, const std::string& var) {
-  return condition.key.size() >= var.size() && condition.key.compare(0, var.size(), var) == 0 &&
-         (condition.key.size() == var.size() || condition.key[var.size()] == '.');
 }
 
 void forget(ModeState& mode, const std::string& var) {

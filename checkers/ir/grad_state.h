@@ -111,6 +111,10 @@ struct Assumption {
   bool operator==(const Assumption&) const = default;
 };
 using Assumptions = std::vector<Assumption>; // sorted by key, one outcome per key
+// The intersection of two sorted outcome lists; true when `into` lost an entry.
+bool intersectInto(Assumptions& into, const Assumptions& from);
+// Whether assigning `var` invalidates `condition` (on `var` itself or one of its attributes).
+bool mentions(const Assumption& condition, const std::string& var);
 
 // The grad mode at a point, as the union over the paths reaching it.
 struct ModeState {
