@@ -249,9 +249,33 @@ bool parseOnly(const SourceText& source) {
   return tree != nullptr;
 }
 
+namespace {
+
+// A notebook's parses leave out what IPython strips from its cells (Notebook::prompts()):
+// `ranges` less those bytes. Both are in order.
+std::vector<ByteRange> withoutPrompts(const SourceText& source, std::vector<ByteRange> ranges) {
+  const Notebook* notebook = source.notebook();
+  if (notebook == nullptr || notebook->prompts().empty()) return ranges;
+  const auto& prompts = notebook->prompts();
+  std::vector<ByteRange> kept;
+  auto prompt = prompts.begin();
+  for (const ByteRange& range : ranges) {
+    uint32_t start = range.start;
+    while (prompt != prompts.end() && prompt->first + prompt->second <= start) ++prompt;
+    for (auto it = prompt; it != prompts.end() && it->first < range.end; ++it) {
+      if (it->first > start) kept.push_back({start, it->first});
+      start = std::max(start, it->first + it->second);
+    }
+    if (start < range.end) kept.push_back({start, range.end});
+  }
+  return kept;
+}
+
+} // namespace
+
 bool hasSyntaxError(const SourceText& source) {
-  const std::vector<ByteRange> whole{
-      {source.contentStart(), static_cast<uint32_t>(source.bytes().size())}};
+  const std::vector<ByteRange> whole = withoutPrompts(
+      source, {{source.contentStart(), static_cast<uint32_t>(source.bytes().size())}});
   TreePtr tree(threadParser().parse(source, source.bytes(), whole));
   return tree != nullptr && !isNull(firstSyntaxError(ts_tree_root_node(tree.get())));
 }
@@ -358,8 +382,8 @@ PythonFileResult analyzePythonFile(const SourceText& source, const ModuleContext
 
   std::string normalised;
   const std::string_view text = parseableText(bytes, normalised);
-  const std::vector<ByteRange> parsed =
-      ranges.empty() ? std::vector<ByteRange>{{source.contentStart(), size}} : ranges;
+  const std::vector<ByteRange> parsed = withoutPrompts(
+      source, ranges.empty() ? std::vector<ByteRange>{{source.contentStart(), size}} : ranges);
   std::vector<TreePtr> trees;
   if (memo != nullptr) {
     TreePtr previous(memo->editedFor(text, parsed));

@@ -121,6 +121,80 @@ bool isMagicLine(std::string_view line) {
   return false;
 }
 
+// What IPython strips from a cell before compiling it (inputtransformer2's leading_indent,
+// classic_prompt and ipython_prompt): a common indentation, or the prompts of code pasted from a console or a doctest, `>>> x = 1` /
+// `... `, or `In [3]: x = 1` / `   ...: `. As IPython does, the prompts of a cell are stripped
+// only when its first line has one (or, for `...`-continuations, its second line), each line's
+// first prompt only. Returns (offset in the cell, length) of each prompt.
+std::vector<std::pair<uint32_t, uint32_t>> promptsOf(std::string_view code) {
+  std::vector<std::string_view> lines = linesOf(code);
+  size_t first = 0; // IPython drops leading empty lines first
+  while (first < lines.size() && lines[first].find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    ++first;
+  }
+  // `>>>` or `...` followed by a space or the line's end.
+  auto classic = [](std::string_view line, bool initial) -> size_t {
+    for (std::string_view prompt : {std::string_view(">>>"), std::string_view("...")}) {
+      if (initial && prompt == "...") break;
+      if (!line.starts_with(prompt)) continue;
+      const std::string_view rest = line.substr(3);
+      if (rest.empty() || rest.front() == '\n' || rest.front() == '\r') return 3;
+      if (rest.front() == ' ') return 4;
+    }
+    return 0;
+  };
+  // `In [12]: ` or spaces, three or more dots, a colon and an optional space.
+  auto ipython = [](std::string_view line, bool) -> size_t {
+    if (line.starts_with("In [")) {
+      size_t at = 4;
+      while (at < line.size() && line[at] >= '0' && line[at] <= '9') ++at;
+      if (at > 4 && line.substr(at).starts_with("]: ")) return at + 3;
+      return 0;
+    }
+    size_t at = 0;
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    const size_t dots = at;
+    while (at < line.size() && line[at] == '.') ++at;
+    if (at - dots < 3 || at >= line.size() || line[at] != ':') return 0;
+    ++at;
+    if (at < line.size() && line[at] == ' ') ++at;
+    return at;
+  };
+  std::vector<std::pair<uint32_t, uint32_t>> prompts;
+  if (first < lines.size() && (lines[first].front() == ' ' || lines[first].front() == '\t')) {
+    // IPython's leading_indent: a cell whose first line is indented (code pasted from inside a
+    // block) loses that indentation on every line that has it.
+    const std::string_view line = lines[first];
+    const std::string_view indent = line.substr(0, line.find_first_not_of(" \t"));
+    uint32_t at = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i >= first && lines[i].starts_with(indent)) {
+        prompts.emplace_back(at, static_cast<uint32_t>(indent.size()));
+      }
+      at += static_cast<uint32_t>(lines[i].size());
+    }
+    return prompts;
+  }
+  using Matcher = size_t (*)(std::string_view, bool);
+  for (Matcher match : {static_cast<Matcher>(classic), static_cast<Matcher>(ipython)}) {
+    if (first >= lines.size()) break;
+    const bool applies = match(lines[first], true) > 0 ||
+                         (first + 1 < lines.size() && match(lines[first + 1], false) > 0);
+    if (!applies) continue;
+    uint32_t at = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (i >= first) {
+        if (const size_t length = match(lines[i], false); length > 0) {
+          prompts.emplace_back(at, static_cast<uint32_t>(length));
+        }
+      }
+      at += static_cast<uint32_t>(lines[i].size());
+    }
+    break; // a cell pasted from one console has one kind of prompt
+  }
+  return prompts;
+}
+
 // Replaces the magic lines of a cell with text of the same length that parses: spaces, or `pass`
 // (`0` when shorter) at an indentation where a block may need a statement.
 std::string blankMagics(std::string_view code) {
@@ -384,6 +458,9 @@ std::optional<Notebook> Notebook::parse(std::string bytes, std::string& error) {
     entry.firstLine = static_cast<uint32_t>(
         notebook.cells_.empty() ? 0 : notebook.cells_.back().firstLine + notebook.cells_.back().lineCount);
     entry.lineCount = static_cast<uint32_t>(std::count(code.begin(), code.end(), '\n') + 1);
+    for (const auto& [offset, length] : promptsOf(code)) {
+      notebook.prompts_.emplace_back(entry.moduleStart + offset, length);
+    }
     notebook.module_ += blankMagics(code);
     entry.moduleEnd = static_cast<uint32_t>(notebook.module_.size());
     notebook.module_ += '\n';

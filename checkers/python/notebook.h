@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gradlint {
@@ -37,6 +38,10 @@ public:
   // block needs a statement), each followed by one newline. Byte lengths are kept, so a byte
   // offset inside a cell maps to the same offset in its code.
   const std::string& module() const { return module_; }
+  // Console prompts IPython strips before compiling a cell (`>>> `, `... `, `In [3]: `,
+  // `   ...: `): (module byte, length), in order. The module text keeps them; parses leave
+  // them out, so columns stay the cell's.
+  const std::vector<std::pair<uint32_t, uint32_t>>& prompts() const { return prompts_; }
   // The cell holding a module line (the last cell for lines past the end); null without cells.
   const NotebookCell* cellAtLine(uint32_t moduleLine) const;
   const NotebookCell* cellAtByte(uint32_t moduleByte) const;
@@ -58,6 +63,7 @@ private:
   std::vector<NotebookCell> cells_;
   std::string module_;
   std::vector<uint32_t> fileLineStarts_;
+  std::vector<std::pair<uint32_t, uint32_t>> prompts_;
 };
 
 bool isNotebookPath(std::string_view path);
