@@ -45,7 +45,7 @@ CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".cu")
 # C++ pass, which names its units and their flags.
 CPP_EXCLUDES = ["*.cpp", "*.cc", "*.cxx", "*.cu", "*.h", "*.hpp", "*.hh", "*.hxx", "*.cuh",
                 "*.tpp", "*.ipp", "*.inl"]
-RESULT_FORMAT = 1
+RESULT_FORMAT = 2
 
 
 class Failure(Exception):
@@ -236,24 +236,33 @@ def normalise(raw: list[dict], root: pathlib.Path, repo: str) -> list[dict]:
     return out
 
 
-def run_gradlint(binary: pathlib.Path, args: list[str], cwd: pathlib.Path) -> tuple[list, float, str]:
-    command = [str(binary), "check", "--select", "ALL", "--preview", "--no-cache", "--exit-zero",
+def run_gradlint(binary: pathlib.Path, args: list[str], cwd: pathlib.Path,
+                 cache_dir: pathlib.Path | None = None) -> tuple[list, float, str, str]:
+    """Findings, seconds, a note, and a crash ("" when the binary exited normally).
+
+    A crash (a signal, or an exit status gradlint never uses) is a result of the binary, as a
+    finding is: it is reported first, and `run` fails when the candidate has one. The C++ part
+    keeps a cache folder per binary (`cache_dir`) so that units sharing LibTorch's headers share
+    one precompiled header across the corpus; the Python part caches nothing."""
+    cache = ["--cache-dir", str(cache_dir)] if cache_dir else ["--no-cache"]
+    command = [str(binary), "check", "--select", "ALL", "--preview", *cache, "--exit-zero",
                "--output-format", "json", *args]
     start = time.monotonic()
     proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     elapsed = time.monotonic() - start
-    if proc.returncode not in (0, 1):
-        # A run of nothing (a C++ corpus entry whose units all fail) is data, not a crash.
-        tail = proc.stderr.strip().splitlines()[-3:]
-        if proc.returncode == 2 and proc.stdout.strip().startswith("["):
-            return json.loads(proc.stdout), elapsed, "\n".join(tail)
-        raise Failure(f"{' '.join(command)} (in {cwd}) exited {proc.returncode}:\n" +
-                      "\n".join(tail))
-    return json.loads(proc.stdout or "[]"), elapsed, ""
+    tail = "\n".join(proc.stderr.strip().splitlines()[-3:])
+    if proc.returncode in (0, 1):
+        return json.loads(proc.stdout or "[]"), elapsed, "", ""
+    # A run of nothing (a C++ corpus entry whose units all fail) is data, not a crash.
+    if proc.returncode == 2 and proc.stdout.strip().startswith("["):
+        return json.loads(proc.stdout), elapsed, tail, ""
+    status = (f"killed by signal {-proc.returncode}" if proc.returncode < 0
+              else f"exit status {proc.returncode}")
+    return [], elapsed, "", f"{status}: {tail}"
 
 
 def check_part(binary: pathlib.Path, repo: dict, part: str, root: pathlib.Path,
-               env: pathlib.Path, cpp_flags: list[str]) -> dict:
+               env: pathlib.Path, cpp_flags: list[str], cache_root: pathlib.Path) -> dict:
     """One repository's Python files and notebooks (`python`), or its C++ units (`cpp`)."""
     if part == "python":
         excludes = [a for pattern in CPP_EXCLUDES for a in ("--exclude", pattern)]
@@ -264,8 +273,10 @@ def check_part(binary: pathlib.Path, repo: dict, part: str, root: pathlib.Path,
         if not units:
             return {"findings": [], "seconds": 0.0, "note": "no C++ unit matches the globs"}
         args = ["-p", str(database), "--python", str(env), *units]
-    raw, elapsed, note = run_gradlint(binary, args, root)
-    return {"findings": normalise(raw, root, repo["name"]), "seconds": elapsed, "note": note}
+    cache_dir = cache_root / "cpp-cache" if part == "cpp" else None
+    raw, elapsed, note, crash = run_gradlint(binary, args, root, cache_dir)
+    return {"findings": normalise(raw, root, repo["name"]), "seconds": elapsed, "note": note,
+            "crash": crash}
 
 
 def parts_of(repo: dict, skip_cpp: bool) -> list[str]:
@@ -293,7 +304,8 @@ def corpus_findings(binary: pathlib.Path, repos: list[dict], cpp_flags: list[str
             if cache.exists():
                 done = json.loads(cache.read_text())
             else:
-                done = check_part(binary, repo, part, root, env, cpp_flags)
+                done = check_part(binary, repo, part, root, env, cpp_flags,
+                                  work / "results" / key)
                 cache.parent.mkdir(parents=True, exist_ok=True)
                 tmp = cache.with_suffix(".tmp")
                 tmp.write_text(json.dumps(done))
@@ -303,8 +315,11 @@ def corpus_findings(binary: pathlib.Path, repos: list[dict], cpp_flags: list[str
             result["seconds"][part] = done["seconds"]
             if done.get("note"):
                 result["notes"].append(f"{part}: {done['note']}")
+            if done.get("crash"):
+                result.setdefault("crashes", []).append(f"{part}: {done['crash']}")
         took = sum(result["seconds"].values())
-        print(f"  {label}: {repo['name']}: {len(result['findings'])} findings "
+        crashed = " CRASHED" if result.get("crashes") else ""
+        print(f"  {label}: {repo['name']}: {len(result['findings'])} findings{crashed} "
               f"({'cached' if result['cached'] else f'{took:.1f} s'})", file=sys.stderr)
         results[repo["name"]] = result
     return {"binary": str(binary), "binary_key": key, "version": version_of(binary),
@@ -416,6 +431,11 @@ def report(baseline: dict, candidate: dict, verdicts: dict, repos: list[dict]) -
            f"({sum(1 for r in repos if 'cpp' in r)} with C++), `--select ALL --preview`",
            f"- findings: baseline {len(all_findings(baseline))}, candidate "
            f"{len(all_findings(candidate))}: **+{len(added)} -{len(removed)}**", ""]
+    for label, result in (("candidate", candidate), ("baseline", baseline)):
+        crashes = [(n, c) for n, r in result["repos"].items() for c in r.get("crashes", [])]
+        if crashes:
+            out += [f"## The {label} crashed ({len(crashes)})", ""]
+            out += [f"- {n}: {c}" for n, c in crashes] + [""]
 
     for preview in (False, True):
         title = "Preview rules" if preview else "Stable rules"
@@ -502,7 +522,7 @@ def command_run(args) -> int:
     text += f"\nThe whole check took {time.monotonic() - start:.0f} s.\n"
     (out / "report.md").write_text(text)
     print(text)
-    return 0
+    return 1 if any(r.get("crashes") for r in candidate["repos"].values()) else 0
 
 
 def command_findings(args) -> int:

@@ -157,9 +157,20 @@ void TranslationUnitLowering::lowerUnit(const clang::FunctionDecl* function, ir:
   // written is still checked. One whose errors are all in kept statements that name no
   // grad-mode or training API (`std::vector<mpi::Request> pending;`) is analysed as recovered.
   // GL001 already says the file does not compile.
-  const bool bodyBroken = bodyErrors(function) == BodyErrors::Broken;
+  // The destructor of a class with a compile error (a member of an undeclared type) has no
+  // CFG either: the implicit destructor calls of its members are what Clang could not form, and
+  // building the CFG with them crashes Clang 19 (CFG::buildCFG, seen on
+  // triton-inference-server/pytorch_backend with its Triton headers missing).
+  const auto* destructor = llvm::dyn_cast<clang::CXXDestructorDecl>(function);
+  const bool invalidClass = destructor != nullptr && destructor->getParent()->isInvalidDecl();
+  const bool bodyBroken = invalidClass || bodyErrors(function) == BodyErrors::Broken;
   const bool built = bodyBroken ? lowerer.lowerWrittenOnly() : lowerer.lower();
-  if (bodyBroken) {
+  if (invalidClass) {
+    result_.warnings.push_back(
+        fmt::format("{}:{}: `{}` is the destructor of a class with a compile error; only how "
+                    "guards are written was checked",
+                    source_->path(), fn.range.startLine + 1, fn.name));
+  } else if (bodyBroken) {
     result_.warnings.push_back(
         fmt::format("{}:{}: `{}` has a compile error in its body; only how guards are written "
                     "was checked",
