@@ -395,6 +395,17 @@ void UnitLowerer::lowerCall(const clang::CallExpr* call) {
       return;
     }
   }
+  if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(call);
+      op != nullptr && op->getNumArgs() == 2 &&
+      (op->getOperator() == clang::OO_PlusEqual || op->getOperator() == clang::OO_MinusEqual ||
+       op->getOperator() == clang::OO_StarEqual || op->getOperator() == clang::OO_SlashEqual)) {
+    // `loss += criterion(output, target)`: a definition computed from the old value and the
+    // right side (the whole call holds both).
+    if (const std::string target = objectName(op->getArg(0)); !target.empty()) {
+      lowerAssign(target, op, call);
+      return;
+    }
+  }
   Event event;
   event.kind = EventKind::Call;
   event.callee = std::move(name);
@@ -740,6 +751,11 @@ void UnitLowerer::lowerStmt(const clang::Stmt* stmt, const clang::ReturnStmt*& p
              !isIsEnabledCall(store->getRHS())) {
     if (const std::string target = objectName(store->getLHS()); !target.empty()) {
       lowerAssign(target, store->getRHS(), store);
+    }
+  } else if (const auto* update = llvm::dyn_cast<clang::CompoundAssignOperator>(stmt)) {
+    // `total += value` on a built-in type: computed from the old value and the right side.
+    if (const std::string target = objectName(update->getLHS()); !target.empty()) {
+      lowerAssign(target, update, update);
     }
   } else if (const auto* assign = llvm::dyn_cast<clang::BinaryOperator>(stmt);
              assign != nullptr && assign->getOpcode() == clang::BO_Assign &&

@@ -41,6 +41,20 @@ void test_time_training(Net& model, torch::optim::SGD& optimizer) {
   }
 }
 
+// Style transfer: the model evaluates, and the input image is what trains. The loss is summed
+// with `+=` from the evaluation outputs.
+void style_transfer(Net& model, torch::Tensor image, torch::optim::SGD& optimizer) {
+  model->eval();
+  for (int step = 0; step < 10; ++step) {
+    auto features = model->forward(image);
+    auto loss = batch();
+    loss += features * features;
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+  }
+}
+
 float test_script(torch::jit::script::Module network) {
   network.eval();
   torch::NoGradGuard no_grad;

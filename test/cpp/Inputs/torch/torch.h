@@ -62,6 +62,7 @@ class Tensor {
 public:
   Tensor operator*(const Tensor& other) const;
   Tensor operator+(const Tensor& other) const;
+  Tensor& operator+=(const Tensor& other);
   void backward() const;
   Tensor clone() const;
   Tensor detach() const;
