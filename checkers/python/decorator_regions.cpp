@@ -95,6 +95,7 @@ template <typename Visit> void forEachStatement(TSNode body, Visit&& visit) {
 // Whether `root` calls the function named `name` (not counting nested definitions' bodies).
 bool callsName(TSNode root, std::string_view name, std::string_view source) {
   bool found = false;
+  if (isNull(root)) return false;
   walkPreorder(root, [&](TSNode node) {
     const Kind kind = kindOf(node);
     if (kind == Kind::function_definition || kind == Kind::class_definition ||
@@ -119,6 +120,7 @@ bool callsName(TSNode root, std::string_view name, std::string_view source) {
 // torch.no_grad():`.
 std::optional<GuardRegion> wrapperRegion(TSNode wrapper, TSNode decorated, std::string_view wrapped,
                                          std::string_view source, const NameResolver& resolver) {
+  if (isNull(wrapper)) return std::nullopt;
   const TSNode body = field(wrapper, fields().body);
   if (wrapped.empty() || isNull(body)) return std::nullopt;
   if (!isNull(decorated)) {
@@ -162,6 +164,7 @@ struct LevelResult {
 // Every `return` of `definition` must agree; any other shape is no decorator we know.
 std::optional<LevelResult> analyseLevel(TSNode definition, std::string_view source,
                                         const NameResolver& resolver) {
+  if (isNull(definition)) return std::nullopt;
   const TSNode body = field(definition, fields().body);
   if (isNull(body)) return std::nullopt;
   const std::string_view wrapped = firstParameter(definition, source);
@@ -188,7 +191,9 @@ std::optional<LevelResult> analyseLevel(TSNode definition, std::string_view sour
     if (kindOf(value) == Kind::call) {
       // `torch.no_grad()(fn)`: the context object applied to the function.
       const TSNode applied = unparenthesize(field(value, fields().function));
-      const std::vector<TSNode> arguments = children(field(value, fields().arguments));
+      const TSNode argumentList = field(value, fields().arguments);
+      if (isNull(applied) || isNull(argumentList)) return std::nullopt;
+      const std::vector<TSNode> arguments = children(argumentList);
       if (wrapped.empty() || arguments.size() != 1 ||
           kindOf(arguments.front()) != Kind::identifier ||
           text(arguments.front(), source) != wrapped) {
@@ -208,6 +213,7 @@ std::optional<LevelResult> analyseLevel(TSNode definition, std::string_view sour
       if (isNull(statementNode)) return std::nullopt;
       const bool decorated = kindOf(statementNode) == Kind::decorated_definition;
       const TSNode function = decorated ? field(statementNode, fields().definition) : statementNode;
+      if (isNull(function)) return std::nullopt;
       result.region =
           wrapperRegion(function, decorated ? statementNode : TSNode{}, wrapped, source, resolver);
       if (!result.region) result.nextLevel = function;
