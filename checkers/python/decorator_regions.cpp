@@ -4,6 +4,8 @@
 // uses in every module (see GradStateAnalysis::decoratorRegionOf).
 #include "checkers/python/lowering_units.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 
 namespace gradlint::python::detail {
@@ -235,6 +237,16 @@ std::optional<LevelResult> analyseLevel(TSNode definition, std::string_view sour
 
 ir::DecoratorRegion decoratorRegionOf(TSNode definition, std::string_view source,
                                       const NameResolver& resolver) {
+  // Every function is asked: a region needs a grad-mode class named in the definition, which a
+  // substring search rules out for nearly all of them before any walk of the tree.
+  const std::string_view code = text(definition, source);
+  constexpr std::string_view kContexts[] = {"no_grad", "inference_mode", "enable_grad",
+                                            "set_grad_enabled"};
+  if (std::none_of(std::begin(kContexts), std::end(kContexts), [&](std::string_view name) {
+        return code.find(name) != std::string_view::npos;
+      })) {
+    return {};
+  }
   // Two levels: a decorator (`@d`), or a factory returning one (`@d(...)`).
   TSNode level = definition;
   for (const ir::DecoratorUse use : {ir::DecoratorUse::Bare, ir::DecoratorUse::Called}) {
