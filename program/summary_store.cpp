@@ -93,6 +93,29 @@ ir::SourceRange rangeFromJson(const ordered_json& value) {
   return range;
 }
 
+// A summary's `decorator` entry (as summariesToText writes it); false when it is malformed.
+bool readDecoratorRegion(const ordered_json& entry, ir::DecoratorRegion& region) {
+  if (!entry.is_object()) return false;
+  const std::string use = entry.value("use", "");
+  const std::string guard = entry.value("guard", "");
+  const std::string mode = entry.value("mode", "");
+  region.use = use == "bare"     ? ir::DecoratorUse::Bare
+               : use == "called" ? ir::DecoratorUse::Called
+                                 : ir::DecoratorUse::None;
+  region.guard = ir::GuardKind::Other;
+  for (const ir::GuardKind kind : {ir::GuardKind::NoGrad, ir::GuardKind::EnableGrad,
+                                   ir::GuardKind::InferenceMode, ir::GuardKind::SetGradEnabled}) {
+    if (guard == ir::toString(kind)) region.guard = kind;
+  }
+  region.mode = ir::GradValue::Unknown;
+  for (const ir::GradValue value : {ir::GradValue::Enabled, ir::GradValue::Disabled}) {
+    if (mode == ir::toString(value)) region.mode = value;
+  }
+  const bool modeKnown = mode.empty() || region.mode != ir::GradValue::Unknown;
+  return region.use != ir::DecoratorUse::None && region.guard != ir::GuardKind::Other &&
+         modeKnown;
+}
+
 } // namespace
 
 std::string summariesToText(const ir::SummaryTable& table,
@@ -127,6 +150,16 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (summary.restoresOuterMode) item["restores_outer_mode"] = true;
     if (summary.contextClass) item["context_class"] = true;
     if (summary.exitKeepsMode) item["exit_keeps_mode"] = true;
+    if (summary.decoratorRegion.use != ir::DecoratorUse::None) {
+      const ir::DecoratorRegion& region = summary.decoratorRegion;
+      ordered_json decorator = {
+          {"use", region.use == ir::DecoratorUse::Bare ? "bare" : "called"},
+          {"guard", std::string(ir::toString(region.guard))}};
+      if (region.mode != ir::GradValue::Unknown) {
+        decorator["mode"] = std::string(ir::toString(region.mode));
+      }
+      item["decorator"] = std::move(decorator);
+    }
     if (!summary.offloadsArgs.empty()) {
       item["offloads_args"] = summary.offloadsArgs;
       item["offloads_params"] = summary.offloadsParams;
@@ -200,6 +233,13 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       summary.restoresOuterMode = item.value("restores_outer_mode", false);
       summary.contextClass = item.value("context_class", false);
       summary.exitKeepsMode = item.value("exit_keeps_mode", false);
+      if (const auto decorator = item.find("decorator"); decorator != item.end()) {
+        if (!readDecoratorRegion(*decorator, summary.decoratorRegion)) {
+          error = "`decorator` must have `use` \"bare\" or \"called\", a grad-mode `guard` and "
+                  "an optional `mode`";
+          return false;
+        }
+      }
       summary.offloadsArgs = wholeNumbers(item, "offloads_args");
       summary.offloadsParams = item.value("offloads_params", std::vector<std::string>{});
       if (summary.offloadsParams.size() != summary.offloadsArgs.size()) {

@@ -44,6 +44,12 @@ bool writesGradients(const ir::Event& event) {
   return false;
 }
 
+// `base.x.y` (any depth) of `base`.
+bool isAttributePathOf(std::string_view path, std::string_view base) {
+  return !base.empty() && path.size() > base.size() && path.starts_with(base) &&
+         path[base.size()] == '.';
+}
+
 // A step taken while gradients were dirty, and the branch outcomes every path that took it had
 // taken (`if not did_step: ... else: opt.step()`), so that a later branch on the same condition
 // (`if did_step: opt.zero_grad()`) can tell the paths on which it is pending from those on
@@ -148,10 +154,15 @@ public:
     }
     // An optimizer built anew over new leaf tensors (`opt = torch.optim.SGD([x_in])` each
     // iteration) holds no gradient yet: the steps of the one it replaces are done with.
-    if (node.event.kind == EventKind::Assign && node.event.sources().freshValue &&
-        !out.pendingSteps.empty()) {
+    // Rebinding `a` makes every `a.x.y` another object: `trainer = Trainer(new_model, ...)`
+    // builds a new `trainer.optimizer` over a new model, so the steps taken through the old
+    // path are done with too.
+    if (node.event.kind == EventKind::Assign && !out.pendingSteps.empty()) {
+      const bool fresh = node.event.sources().freshValue;
+      const std::string_view bound = node.event.var;
       std::erase_if(out.pendingSteps, [&](const PendingStep& pending) {
-        return (*fnNodes_)[pending.step].event.var == node.event.var;
+        const std::string_view stepped = (*fnNodes_)[pending.step].event.var;
+        return (fresh && stepped == bound) || isAttributePathOf(stepped, bound);
       });
     }
     if (reset) {

@@ -29,6 +29,20 @@ enum class GradValue : uint8_t { Enabled, Disabled, Unknown };
 
 enum class GuardKind : uint8_t { NoGrad, EnableGrad, InferenceMode, SetGradEnabled, Other };
 
+// How a decorator is applied: `@f` hands the function to `f`; `@f(...)` hands it to what the
+// call returns (a decorator factory's product).
+enum class DecoratorUse : uint8_t { None, Bare, Called };
+
+// The region a decorator runs the function it decorates in (`torch.no_grad()(fn)`, a wrapper
+// that calls `fn` inside `with torch.inference_mode():`): `use` says how it must be applied
+// for that (None: it is no such decorator).
+struct DecoratorRegion {
+  DecoratorUse use = DecoratorUse::None;
+  GuardKind guard = GuardKind::Other;
+  GradValue mode = GradValue::Unknown; // the guard's mode argument (`inference_mode(False)`)
+  bool operator==(const DecoratorRegion&) const = default;
+};
+
 // Whether entering a guard turns grad off, given its mode argument (Unknown when none).
 constexpr bool guardDisablesGrad(GuardKind guard, GradValue mode) {
   switch (guard) {
@@ -157,6 +171,9 @@ struct Event {
   bool guardNotCalled = false;  // EnterGuard: `with torch.no_grad:` (the class, not an instance)
   bool guardTemporary = false;  // EnterGuard (C++): an unnamed temporary `T();`, destroyed (and
                                 // so exited) at the end of its statement
+  // EnterGuard/ExitGuard (guard Other) of a decorator `callee` that is no grad-mode API: the
+  // region its summary says it wraps the function in, if it is applied as that summary says.
+  DecoratorUse decoratorUse = DecoratorUse::None;
   bool mayOffload = false;      // Offload: only possibly (device_map="auto", a variable)
   PlacementScope placement = PlacementScope::Hooks; // Offload/ResetPlacement
   // Where the event sits: loop nesting, and the innermost lexical grad-mode region (with-block
@@ -273,6 +290,8 @@ struct FunctionIR {
   // keywords only); -1: all of them.
   int32_t positionalParams = -1;
   std::vector<std::string> decorators; // resolved qualified names
+  // Used as a decorator, the region this function runs the decorated function in (Python).
+  DecoratorRegion decoratorRegion;
   bool isGenerator = false;
   bool isAsync = false;
   // The enter half of a guard whose exit half restores grad mode: a C++ constructor of a class

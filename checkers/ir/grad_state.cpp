@@ -32,7 +32,8 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
                        old.offloadsArgs != summary.offloadsArgs ||
                        old.restoresOuterMode != summary.restoresOuterMode ||
                        old.contextClass != summary.contextClass ||
-                       old.exitKeepsMode != summary.exitKeepsMode;
+                       old.exitKeepsMode != summary.exitKeepsMode ||
+                       old.decoratorRegion != summary.decoratorRegion;
   old = summary;
   return changed;
 }
@@ -344,6 +345,14 @@ const FunctionSummary* GradStateAnalysis::methodSummary(const Event& event,
   return summaries_->find(name);
 }
 
+const DecoratorRegion* GradStateAnalysis::decoratorRegionOf(const Event& event) const {
+  if (summaries_ == nullptr || summaries_->empty() || event.callee.empty()) return nullptr;
+  const FunctionSummary* decorator = summaries_->find(event.callee);
+  // `@factory` without the call (or `@decorator()`) hands the function to something else.
+  if (decorator == nullptr || decorator->decoratorRegion.use != event.decoratorUse) return nullptr;
+  return &decorator->decoratorRegion;
+}
+
 bool GradStateAnalysis::join(GradFact& into, const GradFact& from) const {
   bool changed = joinMode(into, from);
   for (const SavedMode& saved : from.saved) {
@@ -393,8 +402,16 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
   // A grad-mode with-block (or decorator) saves the mode on entry and puts it back on exit, so
   // a toggle inside `with torch.no_grad():` ends with the block; inside, the block's mode holds.
   case EventKind::EnterGuard: {
-    // `with C(...):` of a class: what its `__enter__` does.
-    if (event.guard == GuardKind::Other) {
+    GuardKind guard = event.guard;
+    GradValue mode = event.value;
+    // A project's own decorator: the region its summary says it wraps the function in.
+    if (event.decoratorUse != DecoratorUse::None) {
+      const DecoratorRegion* region = decoratorRegionOf(event);
+      if (region == nullptr) return in;
+      guard = region->guard;
+      mode = region->mode;
+    } else if (event.guard == GuardKind::Other) {
+      // `with C(...):` of a class: what its `__enter__` does.
       const FunctionSummary* enter = methodSummary(event, "__enter__");
       if (enter == nullptr) return in;
       GradFact out = in;
@@ -405,18 +422,18 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     GradFact out = in;
     storeSaved(out, event.var, in);
     bool disables = false;
-    switch (event.guard) {
+    switch (guard) {
     case GuardKind::NoGrad: setMode(out, false); disables = true; break;
     case GuardKind::EnableGrad: setMode(out, true); break;
     // inference_mode(False) leaves grad mode alone.
     case GuardKind::InferenceMode:
-      if (event.value != GradValue::Disabled) setMode(out, false);
-      disables = event.value != GradValue::Disabled;
+      if (mode != GradValue::Disabled) setMode(out, false);
+      disables = mode != GradValue::Disabled;
       break;
     // set_grad_enabled(flag): either mode.
     case GuardKind::SetGradEnabled:
-      setMode(out, event.value != GradValue::Disabled);
-      disables = event.value == GradValue::Disabled;
+      setMode(out, mode != GradValue::Disabled);
+      disables = mode == GradValue::Disabled;
       break;
     case GuardKind::Other: break;
     }
@@ -424,6 +441,12 @@ GradFact GradStateAnalysis::transfer(NodeId id, const Node& node, const GradFact
     return out;
   }
   case EventKind::ExitGuard: {
+    if (event.decoratorUse != DecoratorUse::None) {
+      if (event.var.empty() || decoratorRegionOf(event) == nullptr) return in;
+      GradFact out = in;
+      restoreFrom(out, event.var);
+      return out;
+    }
     // The end of `with C(...):`: an `__exit__` that restores (or one inherited, not seen) puts
     // back the mode saved when the object was made; one that only toggles does that.
     if (event.guard == GuardKind::Other) {
@@ -511,6 +534,8 @@ NodeId certainlyDisabledBy(const FunctionIR& fn, const ModeState& fact) {
 bool isToggle(const Node& node, const GradStateAnalysis& analysis) {
   const Event& event = node.event;
   if (event.kind == EventKind::SetGrad) return event.value != GradValue::Enabled;
+  // A decorator's region restores on every exit, as a with-block does.
+  if (event.decoratorUse != DecoratorUse::None) return false;
   if ((event.kind == EventKind::EnterGuard || event.kind == EventKind::ExitGuard) &&
       event.guard == GuardKind::Other) {
     const FunctionSummary* method = analysis.methodSummary(

@@ -65,12 +65,15 @@ struct FunctionSummary {
   // A context class whose own `__exit__` (seen and analysed) keeps the mode its `__enter__`
   // left: the end of its `with` block puts nothing back (exitKeepsEnterMode).
   bool exitKeepsMode = false;
+  // Used as a decorator (`@f`, or `@f(...)` for a factory), it runs the decorated function in
+  // this grad-mode region: `return torch.no_grad()(fn)`, or a wrapper calling `fn` in one.
+  DecoratorRegion decoratorRegion;
 
   // Whether a call to the function changes anything its caller's analysis sees.
   bool affectsCallers() const {
     return mayLeaveDisabled || !mayLeaveInherited || returnsSavedMode || !restoresArgs.empty() ||
            resetsGradients || !offloadsArgs.empty() || returnsOffloaded || restoresOuterMode ||
-           contextClass;
+           contextClass || decoratorRegion.use != DecoratorUse::None;
   }
 };
 
@@ -158,6 +161,9 @@ public:
   const FunctionSummary* summaryFor(const Event& event) const;
   // The summary of `method` of the class a with-item's EnterGuard/ExitGuard names, if any.
   const FunctionSummary* methodSummary(const Event& event, std::string_view method) const;
+  // The region of a decorator use's EnterGuard/ExitGuard, when its decorator's summary has one
+  // for the way it is applied; null otherwise.
+  const DecoratorRegion* decoratorRegionOf(const Event& event) const;
 
 private:
   void applyCallEffect(GradFact& out, NodeId id, const Event& call,

@@ -14,6 +14,7 @@ namespace gradlint::ir {
 namespace {
 
 bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
+  if (fn.decoratorRegion.use != DecoratorUse::None) return true; // its uses read its summary
   for (const Node& node : fn.nodes) {
     switch (node.event.kind) {
     case EventKind::SetGrad:
@@ -298,6 +299,7 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
   }
   if (!anyReturn) summary.mayLeaveInherited = true; // always raises: no effect on callers
   summarizeOffloads(fn, table, path, summary);
+  summary.decoratorRegion = fn.decoratorRegion;
   std::sort(summary.restoresArgs.begin(), summary.restoresArgs.end());
   for (const int param : summary.restoresArgs) {
     const auto at = static_cast<size_t>(param);
@@ -524,7 +526,10 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
     }
     Candidate& candidate = candidates[index];
     if (const UnitDigest* digest = digestOf(*candidate.module, *candidate.fn)) {
-      if (!touchesGradMode(*digest, table)) continue;
+      if (candidate.fn->decoratorRegion.use == DecoratorUse::None &&
+          !touchesGradMode(*digest, table)) {
+        continue;
+      }
       // From here on the candidate is analysed: whole.
       const FunctionIR* whole = dropped->whole(*candidate.module, *candidate.fn);
       if (whole == nullptr) continue;

@@ -546,6 +546,27 @@ std::string_view functionNameOf(std::string_view text, const SourceChunk& chunk)
 bool quietFunction(std::string_view text, const ChunkLayout& layout, const SourceChunk& chunk) {
   if (functionNameOf(text, chunk).empty()) return false;
   const std::string_view body = text.substr(chunk.start, chunk.end - chunk.start);
+  // A nested definition that the function returns: a decorator's wrapper, whose region (`with
+  // torch.no_grad():` around the wrapped call) the decorator's summary carries to every function
+  // it decorates.
+  const size_t header = body.find("def ");
+  for (size_t nested = header == std::string_view::npos ? header : body.find("def ", header + 4);
+       nested != std::string_view::npos; nested = body.find("def ", nested + 4)) {
+    if ((body[nested - 1] != ' ' && body[nested - 1] != '\t') ||
+        inInert(layout, chunk.start + nested)) {
+      continue;
+    }
+    size_t nameEnd = nested + 4;
+    while (nameEnd < body.size() && isWordChar(body[nameEnd])) ++nameEnd;
+    if (nameEnd == nested + 4) continue;
+    const std::string returned =
+        "return " + std::string(body.substr(nested + 4, nameEnd - nested - 4));
+    for (size_t at = body.find(returned, nameEnd); at != std::string_view::npos;
+         at = body.find(returned, at + 1)) {
+      const size_t end = at + returned.size();
+      if (end == body.size() || !isWordChar(body[end])) return false;
+    }
+  }
   for (const Spoiler& spoiler : kRegionSpoilers) {
     for (size_t found = body.find(spoiler.text); found != std::string_view::npos;
          found = body.find(spoiler.text, found + 1)) {

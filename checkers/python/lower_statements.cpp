@@ -163,8 +163,27 @@ void UnitLowerer::lower() {
       cleanup.key = enter.var;
       cleanup.range = fn_.nameRange;
       cleanups_.push_back(cleanup);
+    } else if (unit_.kind == ir::UnitKind::Function && mayWrapInRegion(name, api)) {
+      // A decorator of the project or a package: the analysis asks its summary which region
+      // it runs the body in (none: these events do nothing).
+      Event enter;
+      enter.kind = EventKind::EnterGuard;
+      enter.decoratorUse = isNull(call) ? ir::DecoratorUse::Bare : ir::DecoratorUse::Called;
+      enter.callee = name;
+      enter.var = fmt::format("<decorator@{}>", ts_node_start_byte(decorator));
+      enter.range = fn_.nameRange;
+      emit(enter);
+      Cleanup cleanup;
+      cleanup.key = enter.var;
+      cleanup.callee = name;
+      cleanup.decoratorUse = enter.decoratorUse;
+      cleanup.range = fn_.nameRange;
+      cleanups_.push_back(cleanup);
     }
     fn_.decorators.push_back(name.empty() ? std::string(text(expression, source_)) : name);
+  }
+  if (unit_.kind == ir::UnitKind::Function && unit_.classUnit < 0) {
+    fn_.decoratorRegion = decoratorRegionOf(unit_.node, source_, module_.resolver);
   }
   NodeId decoratorRaiseLanding = kNoNode;
   if (!cleanups_.empty()) {
@@ -224,6 +243,22 @@ void UnitLowerer::lower() {
     current_ = kNoNode;
   }
   forgetUncorrelatedConditions();
+}
+
+// Decorators whose summary cannot give a grad-mode region: unresolved names, the catalog's
+// APIs, and the standard library's and torch's (never read: no summaries).
+bool UnitLowerer::mayWrapInRegion(std::string_view decorator, GradApi api) {
+  if (decorator.empty() || api != GradApi::None) return false;
+  constexpr std::string_view kBuiltins[] = {"property", "staticmethod", "classmethod"};
+  for (std::string_view builtin : kBuiltins) {
+    if (decorator == builtin) return false;
+  }
+  constexpr std::string_view kUnread[] = {"functools.", "typing.",     "abc.",
+                                          "dataclasses.", "contextlib.", "torch."};
+  for (std::string_view module : kUnread) {
+    if (decorator.starts_with(module)) return false;
+  }
+  return true;
 }
 
 void UnitLowerer::lowerStatements(const std::vector<TSNode>& statements, int depth) {
@@ -1158,6 +1193,7 @@ void UnitLowerer::lowerJumpCleanups(size_t toDepth) {
       exit.guard = cleanup.guard;
       exit.var = cleanup.key;
       exit.callee = cleanup.callee;
+      exit.decoratorUse = cleanup.decoratorUse;
       exit.range = cleanup.range;
       if (current_ != kNoNode) emit(exit);
       continue;

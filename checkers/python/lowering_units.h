@@ -106,6 +106,14 @@ ir::GradValue modeArgument(TSNode call, std::string_view source);
 
 bool isMainGuard(TSNode condition, std::string_view source);
 
+// Used as a decorator, the grad-mode region the function defined at `definition` (a
+// function_definition) runs the decorated function in: `return torch.no_grad()(fn)`, a nested
+// wrapper calling `fn` inside `with torch.inference_mode():` (or under a grad-mode decorator),
+// or a factory returning such a decorator (then applied as `@factory(...)`). Every `return`
+// must agree. In decorator_regions.cpp.
+ir::DecoratorRegion decoratorRegionOf(TSNode definition, std::string_view source,
+                                      const NameResolver& resolver);
+
 // A module's flag: `name` bound exactly once in the whole file, by `NAME = True` or
 // `NAME = False` at column 0, and nowhere else (no other assignment, augmented assignment,
 // `global`, `for`/`as`/import target or parameter; comments are skipped, and a mention in a
@@ -161,6 +169,7 @@ private:
     ir::GuardKind guard = ir::GuardKind::Other;
     std::string key; // a with-item's save slot, shared by its EnterGuard and ExitGuard
     std::string callee; // a with-item's context (its class's `__exit__` runs at the exit)
+    ir::DecoratorUse decoratorUse = ir::DecoratorUse::None; // a decorator's region, by summary
     ir::SourceRange range;
     int depth = 0;
   };
@@ -208,6 +217,7 @@ private:
   void lowerFor(TSNode statement, int depth);
   void lowerWith(TSNode statement, int depth);
   void lowerDecoratorUses(TSNode statement);
+  static bool mayWrapInRegion(std::string_view decorator, GradApi api);
   void lowerImport(TSNode statement);
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);

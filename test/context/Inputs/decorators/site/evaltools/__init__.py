@@ -1,0 +1,1 @@
+from .decorators import inference_only, passthrough
