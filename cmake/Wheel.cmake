@@ -1,5 +1,5 @@
-# `cmake --build build --target wheel`: build/dist/gradlint-VERSION-py3-none-manylinux_*.whl, the
-# gradlint executable for Python checking with the libraries it needs outside the C/C++ runtime
+# `cmake --build build --target wheel`: build/dist/torch_gradlint-VERSION-py3-none-manylinux_*.whl,
+# the distribution torch-gradlint (PyPI's `gradlint` is another project): the gradlint executable for Python checking with the libraries it needs outside the C/C++ runtime
 # (packaging/wheel/make_wheel.py says how). `pip install .` makes the same wheel through
 # packaging/wheel/build_backend.py. The C++ checker stays a separate package (gradlint-cpp).
 
@@ -25,9 +25,9 @@ add_custom_command(
           --strip "${CMAKE_STRIP}" --output-dir "${CMAKE_BINARY_DIR}/dist"
   COMMAND "${CMAKE_COMMAND}" -E touch "${gradlint_wheel_stamp}"
   DEPENDS gradlint "${CMAKE_SOURCE_DIR}/packaging/wheel/make_wheel.py"
-          "${CMAKE_SOURCE_DIR}/packaging/wheel/gradlint/__init__.py"
-          "${CMAKE_SOURCE_DIR}/packaging/wheel/gradlint/__main__.py"
-          "${CMAKE_SOURCE_DIR}/packaging/wheel/gradlint/pre_commit.py"
+          "${CMAKE_SOURCE_DIR}/packaging/wheel/torch_gradlint/__init__.py"
+          "${CMAKE_SOURCE_DIR}/packaging/wheel/torch_gradlint/__main__.py"
+          "${CMAKE_SOURCE_DIR}/packaging/wheel/torch_gradlint/pre_commit.py"
   COMMENT "Making the wheel in ${CMAKE_BINARY_DIR}/dist" VERBATIM)
 # The tests install the wheel (test/wheel, test/precommit, test/action): a build with tests
 # makes it too, except under a sanitizer, whose runtime no wheel should carry.

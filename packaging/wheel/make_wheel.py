@@ -3,13 +3,16 @@
     make_wheel.py --binary build/bin/gradlint --version 0.1.0 --libgit2 /usr/lib/.../libgit2.so
                   --patchelf patchelf --strip strip --output-dir build/dist
 
-Writes OUTPUT_DIR/gradlint-VERSION-py3-none-manylinux_G_x86_64.whl (G: this machine's glibc):
-  gradlint-VERSION.data/scripts/gradlint       the executable, installed into the environment's
+The distribution is torch-gradlint (PyPI's `gradlint` is another project), its import package
+torch_gradlint; the command stays `gradlint`. Writes
+OUTPUT_DIR/torch_gradlint-VERSION-py3-none-manylinux_G_x86_64.whl (G: this machine's glibc):
+  torch_gradlint-VERSION.data/scripts/gradlint the executable, installed into the environment's
                                                bin/ (pip copies it as it is: it is no script)
-  gradlint-VERSION.data/data/lib/gradlint/libs every library it needs outside glibc, libstdc++
+  torch_gradlint-VERSION.data/data/lib/gradlint/libs
+                                               every library it needs outside glibc, libstdc++
                                                and libgcc_s, installed into PREFIX/lib/gradlint/libs
-  gradlint/                                    python -m gradlint, find_gradlint_bin()
-  gradlint-VERSION.dist-info/licenses/PACKAGE/copyright
+  torch_gradlint/                              python -m torch_gradlint, find_gradlint_bin()
+  torch_gradlint-VERSION.dist-info/licenses/PACKAGE/copyright
                                                the license of each bundled library, from the
                                                Debian package it came from
 The executable's RUNPATH is $ORIGIN/../lib/gradlint/libs and each library's $ORIGIN: pip puts
@@ -39,6 +42,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUNTIME = re.compile(r"^(linux-vdso|linux-gate|ld-linux[-.\w]*|libc|libm|libdl|libpthread|librt|"
                      r"libutil|libresolv|libnsl|libcrypt|libstdc\+\+|libgcc_s)\.so[.\d]*$")
 LIBS = "lib/gradlint/libs"
+# The distribution's name (METADATA) and its normalized form, which names the wheel file, its
+# .data and .dist-info folders (the binary distribution format); the import package is the same.
+DISTRIBUTION = "torch-gradlint"
+PACKAGE = "torch_gradlint"
 
 SUMMARY = "Static analyzer for PyTorch grad-mode misuse"
 DESCRIPTION = """\
@@ -46,11 +53,13 @@ gradlint finds PyTorch grad-mode misuse before it ships: `torch.set_grad_enabled
 force when a function returns, guards never entered, `backward()` through `no_grad()`, training
 loops that miss `zero_grad()`, models trained after CPU offload.
 
-    pip install gradlint
+    pip install torch-gradlint
     gradlint check src/
 
-This wheel checks Python code and notebooks (`python -m gradlint` runs it too). C++ checking
-needs the gradlint-cpp package. Documentation: https://github.com/gradlint/gradlint
+The distribution is torch-gradlint and its import package torch_gradlint: the `gradlint`
+project on PyPI is another tool. This wheel checks Python code and notebooks (`python -m
+torch_gradlint` runs it too). C++ checking needs the gradlint-cpp Debian package.
+Documentation: https://github.com/gradlint/gradlint
 """
 
 
@@ -123,7 +132,7 @@ def main() -> None:
             fail(f"{tool} is needed to make the wheel (Debian: apt-get install {package})")
 
     tag = f"py3-none-{platform_tag()}"
-    dist = f"gradlint-{args.version}"
+    dist = f"{PACKAGE}-{args.version}"
     data = f"{dist}.data"
     info = f"{dist}.dist-info"
     files = {}  # archive name -> (bytes, executable)
@@ -154,10 +163,10 @@ def main() -> None:
         with open(f"/usr/share/doc/{package}/copyright", "rb") as copyright:
             files[f"{info}/licenses/{package}/copyright"] = (copyright.read(), False)
     for name in ("__init__.py", "__main__.py", "pre_commit.py"):
-        with open(os.path.join(HERE, "gradlint", name), encoding="utf-8") as source:
+        with open(os.path.join(HERE, PACKAGE, name), encoding="utf-8") as source:
             text = source.read().replace("@GRADLINT_VERSION@", args.version)
-        files[f"gradlint/{name}"] = (text.encode(), False)
-    metadata = (f"Metadata-Version: 2.1\nName: gradlint\nVersion: {args.version}\n"
+        files[f"{PACKAGE}/{name}"] = (text.encode(), False)
+    metadata = (f"Metadata-Version: 2.1\nName: {DISTRIBUTION}\nVersion: {args.version}\n"
                 f"Summary: {SUMMARY}\nHome-page: https://github.com/gradlint/gradlint\n"
                 "Requires-Python: >=3.8\nClassifier: Operating System :: POSIX :: Linux\n"
                 "Classifier: Topic :: Software Development :: Quality Assurance\n"
@@ -184,8 +193,10 @@ def main() -> None:
             entry.external_attr = (0o100755 if is_executable else 0o100644) << 16
             archive.writestr(entry, content)
     os.replace(partial, path)
-    for name in os.listdir(args.output_dir):  # one wheel there: the build backend copies it
-        if name.startswith("gradlint-") and name.endswith(".whl") and name != os.path.basename(path):
+    # One wheel there: the build backend copies it. gradlint-*.whl: one made before the rename.
+    for name in os.listdir(args.output_dir):
+        if (name.startswith((f"{PACKAGE}-", "gradlint-")) and name.endswith(".whl")
+                and name != os.path.basename(path)):
             os.remove(os.path.join(args.output_dir, name))
     print(path)
 
