@@ -15,14 +15,17 @@ endif()
 find_package(Python3 COMPONENTS Interpreter)
 find_program(GRADLINT_PATCHELF patchelf)
 set(gradlint_wheel_stamp "${CMAKE_BINARY_DIR}/dist/.wheel-made")
-# The wheel's name holds this machine's glibc, which make_wheel.py reads: a stamp stands for it.
+# The wheel's name holds the glibc that its files need, which make_wheel.py reads from them: a
+# stamp stands for it.
 add_custom_command(
   OUTPUT "${gradlint_wheel_stamp}"
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_SOURCE_DIR}/packaging/wheel/make_wheel.py"
           --binary "$<TARGET_FILE:gradlint>" --version "${PROJECT_VERSION}"
           --libgit2 "${LIBGIT2_LIBRARY}"
           --patchelf "$<IF:$<BOOL:${GRADLINT_PATCHELF}>,${GRADLINT_PATCHELF},patchelf>"
-          --strip "${CMAKE_STRIP}" --output-dir "${CMAKE_BINARY_DIR}/dist"
+          --strip "${CMAKE_STRIP}"
+          --objdump "$<IF:$<BOOL:${CMAKE_OBJDUMP}>,${CMAKE_OBJDUMP},objdump>"
+          --output-dir "${CMAKE_BINARY_DIR}/dist"
   COMMAND "${CMAKE_COMMAND}" -E touch "${gradlint_wheel_stamp}"
   DEPENDS gradlint "${CMAKE_SOURCE_DIR}/packaging/wheel/make_wheel.py"
           "${CMAKE_SOURCE_DIR}/packaging/wheel/torch_gradlint/__init__.py"
