@@ -66,7 +66,10 @@ def tracked_files(root: str):
     except (OSError, ValueError, subprocess.CalledProcessError):
         names = []
         for folder, subfolders, files in os.walk(root):
-            subfolders[:] = sorted(name for name in subfolders if name not in SKIPPED_FOLDERS)
+            # Build folders (CMakeCache.txt) hold test outputs, not sources.
+            subfolders[:] = sorted(
+                name for name in subfolders if name not in SKIPPED_FOLDERS
+                and not os.path.isfile(os.path.join(folder, name, "CMakeCache.txt")))
             relative = os.path.relpath(folder, root)
             names += [os.path.normpath(os.path.join(relative, name)).replace(os.sep, "/")
                       for name in files]
