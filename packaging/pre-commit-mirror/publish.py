@@ -5,8 +5,8 @@
 REPOSITORY is a clone of github.com/gradlint/gradlint-pre-commit (made with `git init` when it
 does not exist). Writes this folder's hook files there with VERSION filled in, commits them as
 "gradlint VERSION" and tags the commit vVERSION: the `rev` that users put in their
-.pre-commit-config.yaml. Pushing is left to the release steps. The gradlint VERSION wheel must
-be on PyPI before the tag is pushed: pre-commit pip installs it.
+.pre-commit-config.yaml. Pushing is left to the release steps. The torch-gradlint VERSION
+wheel must be on PyPI before the tag is pushed: pre-commit pip installs it.
 """
 import os
 import re

@@ -49,7 +49,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
                "-DGRADLINT_WITH_PROBE=OFF", "-DGRADLINT_CPP_MODULE_SEPARATE=ON")
     _cmake("--build", build, "--target", "wheel")
     dist = os.path.join(build, "dist")
-    prefix = f"gradlint-{_version()}-"
+    prefix = f"torch_gradlint-{_version()}-"  # make_wheel.py's name
     wheels = [name for name in os.listdir(dist) if name.startswith(prefix) and name.endswith(".whl")]
     if len(wheels) != 1:
         raise RuntimeError(f"expected one {prefix}*.whl in {dist}, found {wheels}")

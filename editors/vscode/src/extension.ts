@@ -57,8 +57,9 @@ async function start(): Promise<void> {
     const message = found.error
       ? `${why} Fix the setting, or clear it to use the Python environment's gradlint or PATH.`
       : 'gradlint: no gradlint executable found in the selected Python environment or on PATH. ' +
-        'Install gradlint there (see "Install" in its README), or set "gradlint.path" to the ' +
-        'executable.';
+        // The PyPI name `gradlint` is another project: name ours.
+        'Install gradlint there (pip install torch-gradlint; see "Install" in its README), or ' +
+        'set "gradlint.path" to the executable.';
     void vscode.window
       .showErrorMessage(message, 'Install gradlint', 'Open Settings', 'Show Log')
       .then((choice) => {

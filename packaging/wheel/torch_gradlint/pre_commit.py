@@ -1,4 +1,5 @@
-"""python -m gradlint.pre_commit ARGS...: gradlint as a `language: python` pre-commit hook runs it.
+"""python -m torch_gradlint.pre_commit ARGS...: gradlint as a `language: python` pre-commit hook
+runs it.
 
 pre-commit runs such a hook inside the virtual environment it made for the hook: VIRTUAL_ENV
 names that environment and its bin/ leads PATH. gradlint reads the installed packages of the
@@ -9,7 +10,7 @@ find nothing there. This hands gradlint the environment as it was before pre-com
 import os
 import sys
 
-from gradlint import exec_gradlint
+from torch_gradlint import exec_gradlint
 
 
 def main() -> None:

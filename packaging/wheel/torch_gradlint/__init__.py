@@ -1,9 +1,11 @@
-"""gradlint finds PyTorch grad-mode misuse.
+"""gradlint finds PyTorch grad-mode misuse (the distribution torch-gradlint).
 
-The checker is a native executable. The wheel installs it as a script, into the environment's
+The import package is torch_gradlint, not gradlint: PyPI's `gradlint` is another project (a
+diffusion-MRI tool) with an import package of that name, and both may share an environment. The
+checker is a native executable. The wheel installs it as a script, into the environment's
 bin/ (so `gradlint` starts without Python), and the libraries it needs into lib/gradlint/libs/
 of the same prefix, which the executable finds relative to itself. This package only finds the
-executable, for `python -m gradlint` and for tools that embed gradlint.
+executable, for `python -m torch_gradlint` and for tools that embed gradlint.
 """
 import os
 import sys
@@ -20,10 +22,10 @@ def find_gradlint_bin() -> str:
     name = "gradlint" + (sysconfig.get_config_var("EXE") or "")
     here = os.path.dirname(os.path.abspath(__file__))
     candidates = [
-        # PREFIX/lib/pythonX.Y/site-packages/gradlint -> PREFIX/bin: venvs, --prefix, --user,
-        # and Debian's /usr/local (dist-packages).
+        # PREFIX/lib/pythonX.Y/site-packages/torch_gradlint -> PREFIX/bin: venvs, --prefix,
+        # --user, and Debian's /usr/local (dist-packages).
         os.path.join(here, os.pardir, os.pardir, os.pardir, os.pardir, "bin", name),
-        # pip install --target DIR: DIR/gradlint and DIR/bin.
+        # pip install --target DIR: DIR/torch_gradlint and DIR/bin.
         os.path.join(here, os.pardir, "bin", name),
         os.path.join(sysconfig.get_path("scripts"), name),
     ]
@@ -36,7 +38,7 @@ def find_gradlint_bin() -> str:
     raise FileNotFoundError(
         "gradlint's executable is not where this package's installation put it; looked at: "
         + ", ".join(os.path.normpath(candidate) for candidate in candidates)
-        + f" (reinstall: {sys.executable} -m pip install --force-reinstall gradlint)")
+        + f" (reinstall: {sys.executable} -m pip install --force-reinstall torch-gradlint)")
 
 
 def exec_gradlint(args) -> None:

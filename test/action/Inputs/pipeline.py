@@ -1,0 +1,5 @@
+from cosmos_guardrail import CosmosSafetyChecker
+
+
+def build():
+    return CosmosSafetyChecker()
