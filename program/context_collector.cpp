@@ -149,7 +149,7 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
 }
 
 void ContextCollector::demand(const std::string& dotted, const Demand& what, bool mayBeName,
-                              bool byInstalled) {
+                              bool byInstalled, bool crossing) {
   if (dotted.empty()) return;
   const std::string top = topLevelOf(dotted);
   if (isModelled(top)) {
@@ -162,7 +162,7 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
     const std::optional<ResolvedModule> resolved = resolver_.resolve(dotted, &why);
     if (!resolved) {
       // `from m import x` tries m.x as a module too: x is usually a name in m.
-      if (mayBeName) {
+      if (mayBeName || crossing) {
       } else if (resolver_.isUnreadStandardLibrary(dotted)) {
         ++report_.stdlib; // not read, like the rest of the standard library
       } else {
@@ -182,13 +182,18 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
       byName_.emplace(dotted, kNone);
       return;
     }
+    const Distribution* installedBy = resolved->searchKind == SearchPathKind::Installed
+                                          ? resolver_.distributionOf(resolved->searchPath, top)
+                                          : nullptr;
+    // Another distribution's code that cannot import torch cannot change grad mode: not read
+    // for installed code that imports it (not remembered either: the project may ask for it).
+    if (crossing && installedBy != nullptr && !resolver_.mayReachTorch(*installedBy)) return;
     Module module;
     module.name = dotted;
     module.resolved = *resolved;
     module.checked = checkedFiles_.count(normalPath(resolved->file)) != 0;
     if (resolved->searchKind == SearchPathKind::Installed) {
-      if (const Distribution* distribution =
-              resolver_.distributionOf(resolved->searchPath, top)) {
+      if (const Distribution* distribution = installedBy) {
         module.origin = distribution->label();
         module.distribution = distributionIndex(*distribution);
         module.installedBy = distribution;
@@ -212,7 +217,8 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
   // only what the project names is followed further (a whole installed package is rarely what
   // a project calls into, and can be large).
   Demand asked = what;
-  if (!byInstalled && module.resolved.searchKind == SearchPathKind::Installed && asked.all) {
+  if ((!byInstalled || crossing) && module.resolved.searchKind == SearchPathKind::Installed &&
+      asked.all) {
     asked = Demand();
   }
   // Whatever is asked of it, importing a module runs its top level (and the imports there):
@@ -233,7 +239,36 @@ void ContextCollector::issue(Module& from, const std::string& dotted, const Dema
                            mayBeName});
   }
   from.targets.insert(dotted);
-  demand(dotted, what, mayBeName, installed);
+  const bool crossing = installed && topLevelOf(dotted) != topLevelOf(from.name);
+  // `import a.b.c` runs `a/__init__.py`, then `a/b/__init__.py`, before `a/b/c.py`: the packages
+  // above are asked for their top level, first (the budget reads them before the module). A
+  // package above the importing module itself is running already (Python imported it first).
+  // `mayBeName`: `m.x` of `from m import x`, whose parent `m` was asked for on its own.
+  if (!mayBeName) {
+    for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', dot + 1)) {
+      const std::string parent = dotted.substr(0, dot);
+      if (from.name.starts_with(parent) &&
+          (from.name.size() == parent.size() || from.name[parent.size()] == '.')) {
+        continue;
+      }
+      from.targets.insert(parent);
+      demand(parent, Demand(), false, installed, crossing);
+    }
+  }
+  demand(dotted, what, mayBeName, installed, crossing);
+}
+
+bool ContextCollector::followsImport(Module& module, size_t statement, const std::string& target) {
+  if (target.empty()) return false;
+  if (topLevelOf(target) == topLevelOf(module.name)) return true;
+  // Another top-level package (of this distribution or another): what the module's import runs
+  // is part of the import chain; what only its functions import is not what the checked files
+  // call.
+  if (!module.runsAtImportScanned) {
+    module.runsAtImportScanned = true;
+    module.runsAtImport = importsAtModuleLevel(module.text, module.imports);
+  }
+  return statement < module.runsAtImport.size() && module.runsAtImport[statement];
 }
 
 void ContextCollector::followInstalled(size_t index) {
@@ -269,14 +304,11 @@ void ContextCollector::followInstalled(size_t index) {
   if (!module.slices)
     module.slices = std::make_unique<DefinitionSlices>(module.text, module.imports);
   module.followedNames.insert(fresh.begin(), fresh.end());
-  const std::string top = topLevelOf(module.name);
   for (const ImportUse& use : module.slices->usesOf(fresh)) {
     const python::ImportStatement& statement = module.imports[use.statement];
     const std::string target =
         python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
-    // Installed code is followed within its own package only: what it imports from elsewhere
-    // is not what the checked files call.
-    if (target.empty() || topLevelOf(target) != top) continue;
+    if (!followsImport(module, use.statement, target)) continue;
     Demand attributes;
     attributes.names = use.attributes;
     if (statement.isFrom && use.name >= 0) {
@@ -307,7 +339,6 @@ void ContextCollector::follow(size_t index) {
     module.attributesScanned = true;
     module.attributesRead = projectAttributesRead(module.text, module.imports);
   }
-  const std::string top = topLevelOf(module.name);
   // A hub's module-level imports run when it is imported, whatever names are asked of it: the
   // modules they import are asked for their top level (`from . import _setup` in
   // `pkg/__init__.py`, whose top level may disable grad mode).
@@ -320,16 +351,14 @@ void ContextCollector::follow(size_t index) {
     const std::string target =
         python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
     if (target.empty()) continue;
-    // Installed code is followed within its own package only: what it imports from elsewhere
-    // is not what the checked files call.
-    if (installed && topLevelOf(target) != top) continue;
+    const size_t at = static_cast<size_t>(&statement - module.imports.data());
+    if (installed && !followsImport(module, at, target)) continue;
     if (hub) {
       const bool binds = std::any_of(
           statement.bound.begin(), statement.bound.end(), [&](const std::string& name) {
             return (name == "*" && asksForNames) || module.demand.names.count(name) != 0;
           });
-      const size_t s = static_cast<size_t>(&statement - module.imports.data());
-      if (!binds && s < atModuleLevel.size() && atModuleLevel[s]) {
+      if (!binds && at < atModuleLevel.size() && atModuleLevel[at]) {
         Demand topLevel;
         topLevel.names.emplace(kTopLevelName);
         issue(module, target, topLevel, false);
@@ -345,8 +374,7 @@ void ContextCollector::follow(size_t index) {
       issue(module, target, whole, false);
       // An installed package imported whole is asked for what the module reads of it
       // (`import pkg as p` ... `p.Helper()`: Helper), as a from-import would.
-      const size_t s = static_cast<size_t>(&statement - module.imports.data());
-      if (!installed && s < module.attributesRead.size() && !module.attributesRead[s].empty()) {
+      if (!installed && at < module.attributesRead.size() && !module.attributesRead[at].empty()) {
         const auto found = byName_.find(target);
         // Only a package whose distribution may reach torch can change grad mode for the
         // caller: `np.zeros(...)` asks nothing of numpy (a module no metadata names may).
@@ -356,7 +384,7 @@ void ContextCollector::follow(size_t index) {
             (imported->installedBy == nullptr ||
              resolver_.mayReachTorch(*imported->installedBy))) {
           Demand read;
-          read.names.insert(module.attributesRead[s].begin(), module.attributesRead[s].end());
+          read.names.insert(module.attributesRead[at].begin(), module.attributesRead[at].end());
           issue(module, target, read, false);
         }
       }

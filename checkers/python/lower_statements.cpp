@@ -851,7 +851,18 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
 // An import runs the imported module's top level (the first time): a call to the module, which
 // its summary describes when it is part of the program (program/project_context.h).
 void UnitLowerer::lowerImport(TSNode statement) {
-  for (std::string& module : module_.resolver.importedModules(statement, source_)) {
+  // `import a.b.c` and `from a.b.c import x` run `a/__init__.py`, then `a/b/__init__.py`, then
+  // `a/b/c.py` (each once per process): one import event per package above, in that order.
+  std::vector<std::string> modules;
+  std::unordered_set<std::string> listed; // a statement may name many: no search per name
+  for (const std::string& module : module_.resolver.importedModules(statement, source_)) {
+    for (size_t dot = module.find('.'); dot != std::string::npos; dot = module.find('.', dot + 1)) {
+      std::string parent = module.substr(0, dot);
+      if (listed.insert(parent).second) modules.push_back(std::move(parent));
+    }
+    if (listed.insert(module).second) modules.push_back(module);
+  }
+  for (std::string& module : modules) {
     // torch is modelled by the API catalogs, never summarised: `from torch import no_grad` is
     // no call to the API it names.
     const std::string_view top = std::string_view(module).substr(0, module.find('.'));
