@@ -216,6 +216,9 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
     if (toggle.kind == EventKind::SetGrad && toggle.flavor == ir::ApiFlavor::ContextEnteredByHand) {
       continue;
     }
+    // A class body of this module that leaves the mode changed: the body's own toggle is the
+    // report (its importers see the effect through the module's summary).
+    if (ir::runsClassBody(toggle)) continue;
     const EventKind exit = fn.nodes[leak.exit].event.kind;
     const bool suspends = exit == EventKind::Yield || exit == EventKind::Await;
     if (!leak.exceptional && suspends && contextManager) continue; // yielding is the point

@@ -377,9 +377,16 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   case Kind::import_statement:
   case Kind::import_from_statement: lowerImport(statement); break;
   // Definitions bind a name; their bodies are units of their own. A decorator runs here.
-  case Kind::decorated_definition: lowerDecoratorUses(statement); break;
+  case Kind::decorated_definition: {
+    lowerDecoratorUses(statement);
+    const TSNode definition = field(statement, fields().definition);
+    if (!isNull(definition) && kindOf(definition) == Kind::class_definition) {
+      lowerClassBodyRun(definition);
+    }
+    break;
+  }
+  case Kind::class_definition: lowerClassBodyRun(statement); break;
   case Kind::function_definition:
-  case Kind::class_definition:
   case Kind::future_import_statement:
   case Kind::type_alias_statement:
   case Kind::comment: break;
@@ -883,6 +890,29 @@ void UnitLowerer::lowerImport(TSNode statement) {
     event.callee = std::move(module);
     emit(std::move(event));
   }
+}
+
+void UnitLowerer::lowerClassBodyRun(TSNode definition) {
+  // Only a class reachable by name has a body summary: one at module level or in a class body
+  // that is (the qualified names of ModuleLowering::qualify).
+  std::string owner;
+  if (unit_.kind == ir::UnitKind::Module) {
+    owner = module_.context.moduleName;
+  } else if (unit_.kind == ir::UnitKind::ClassBody && !unit_.qualifiedName.empty()) {
+    owner = unit_.qualifiedName;
+  } else {
+    return;
+  }
+  const std::string_view name = text(field(definition, fields().name), source_);
+  if (name.empty()) return;
+  Event event;
+  event.kind = EventKind::Call;
+  event.resultDiscarded = true;
+  event.range = rangeOf(definition);
+  event.spelled = std::string(name);
+  event.callee = (owner.empty() ? std::string(name) : owner + "." + std::string(name)) +
+                 std::string(ir::kClassBodySuffix);
+  emit(std::move(event));
 }
 
 // `@C(args)` over a definition: `C(args)` runs where the definition is, then its `__call__`

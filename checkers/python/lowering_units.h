@@ -209,6 +209,8 @@ private:
   void lowerWith(TSNode statement, int depth);
   void lowerDecoratorUses(TSNode statement);
   void lowerImport(TSNode statement);
+  // `class C:` at module level or in a class body: its body runs here (ir::kClassBodySuffix).
+  void lowerClassBodyRun(TSNode definition);
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);
   void lowerJumpCleanups(size_t toDepth);
