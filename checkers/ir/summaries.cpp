@@ -542,7 +542,10 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
     GradStateReport report = analyzeGradState(fn, &table);
     FunctionSummary summary =
         summarize(fn, report, table, candidate.module->path, candidate.module->origin);
-    if (fn.kind == UnitKind::Module) summary = importEffect(summary);
+    if (fn.kind == UnitKind::Module) {
+      summary = importEffect(summary);
+      summary.moduleOrigin = candidate.module->origin;
+    }
     if (fn.kind == UnitKind::ClassBody) {
       // Like a module's top level, only the mode it leaves matters (it returns nothing).
       summary = importEffect(summary);
