@@ -149,7 +149,7 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
 }
 
 void ContextCollector::demand(const std::string& dotted, const Demand& what, bool mayBeName,
-                              bool byInstalled, bool crossing) {
+                              bool byInstalled, bool crossing, bool deferred) {
   if (dotted.empty()) return;
   const std::string top = topLevelOf(dotted);
   if (isModelled(top)) {
@@ -207,12 +207,25 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
         }
       }
     }
+    module.deferred = deferred;
     known = byName_.emplace(dotted, modules_.size()).first;
     modules_.push_back(std::move(module));
-    if (!modules_.back().checked && !modules_.back().fromCache) toRead_.push_back(known->second);
+    Module& added = modules_.back();
+    if (!added.checked && !added.fromCache) {
+      added.readQueued = !deferred;
+      (deferred ? toReadLater_ : toRead_).push_back(known->second);
+    }
   }
   if (known->second == kNone) return;
   Module& module = modules_[known->second];
+  if (!deferred && module.deferred) {
+    // Now on the import path: read with it, not after it.
+    module.deferred = false;
+    if (!module.readQueued && !module.checked && !module.fromCache) {
+      module.readQueued = true;
+      toRead_.push_back(known->second);
+    }
+  }
   // `import numpy` from the project asks for no name in particular: its __init__ is read, and
   // only what the project names is followed further (a whole installed package is rarely what
   // a project calls into, and can be large).
@@ -232,7 +245,8 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
 }
 
 void ContextCollector::issue(Module& from, const std::string& dotted, const Demand& what,
-                             bool mayBeName) {
+                             bool mayBeName, bool runsLater) {
+  const bool deferred = from.deferred || runsLater;
   const bool installed = from.resolved.searchKind == SearchPathKind::Installed;
   if (installed && !from.checked) {
     from.issued.push_back({dotted, std::vector<std::string>(what.names.begin(), what.names.end()),
@@ -252,10 +266,20 @@ void ContextCollector::issue(Module& from, const std::string& dotted, const Dema
         continue;
       }
       from.targets.insert(parent);
-      demand(parent, Demand(), false, installed, crossing);
+      demand(parent, Demand(), false, installed, crossing, deferred);
     }
   }
-  demand(dotted, what, mayBeName, installed, crossing);
+  demand(dotted, what, mayBeName, installed, crossing, deferred);
+}
+
+bool ContextCollector::runsAtImport(Module& module, size_t statement, bool inDefinition) {
+  if (!module.runsAtImportScanned) {
+    module.runsAtImportScanned = true;
+    module.runsAtImport = importsAtModuleLevel(module.text, module.imports);
+    module.inDefinitions = importsInDefinitions(module.text, module.imports);
+  }
+  const std::vector<bool>& place = inDefinition ? module.inDefinitions : module.runsAtImport;
+  return statement < place.size() && place[statement];
 }
 
 bool ContextCollector::followsImport(Module& module, size_t statement, const std::string& target) {
@@ -264,11 +288,7 @@ bool ContextCollector::followsImport(Module& module, size_t statement, const std
   // Another top-level package (of this distribution or another): what the module's import runs
   // is part of the import chain; what only its functions import is not what the checked files
   // call.
-  if (!module.runsAtImportScanned) {
-    module.runsAtImportScanned = true;
-    module.runsAtImport = importsAtModuleLevel(module.text, module.imports);
-  }
-  return statement < module.runsAtImport.size() && module.runsAtImport[statement];
+  return runsAtImport(module, statement);
 }
 
 void ContextCollector::followInstalled(size_t index) {
@@ -298,6 +318,7 @@ void ContextCollector::followInstalled(size_t index) {
     module.readable = false;
     module.cached = nullptr;
     --report_.cachedModules;
+    module.readQueued = true;
     toRead_.push_back(index);
     return;
   }
@@ -309,17 +330,20 @@ void ContextCollector::followInstalled(size_t index) {
     const std::string target =
         python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
     if (!followsImport(module, use.statement, target)) continue;
+    // An import inside a function runs when it is called; one under `if TYPE_CHECKING:` of a
+    // lazy package, when the name it binds is asked for (now).
+    const bool later = runsAtImport(module, use.statement, true);
     Demand attributes;
     attributes.names = use.attributes;
     if (statement.isFrom && use.name >= 0) {
       const std::string& name = statement.names[use.name];
       Demand asked;
       asked.names.insert(name);
-      issue(module, target, asked, false);
+      issue(module, target, asked, false, later);
       // `from pkg import sub`: a module of its own, asked for what is read of it.
-      issue(module, target + "." + name, attributes, true);
+      issue(module, target + "." + name, attributes, true, later);
     } else {
-      issue(module, target, attributes, false);
+      issue(module, target, attributes, false, later);
     }
   }
 }
@@ -585,9 +609,20 @@ std::vector<FileInput> ContextCollector::run() {
   }
   // Breadth first: read what was asked for (in parallel), follow its imports, repeat. A module
   // is read once whatever the cycles; a hub asked for more names is followed again.
-  while (!toRead_.empty() || !toFollow_.empty()) {
+  while (!toRead_.empty() || !toFollow_.empty() || !toReadLater_.empty()) {
     std::vector<size_t> reading = std::move(toRead_);
     toRead_.clear();
+    if (reading.empty() && toFollow_.empty()) {
+      // The import path is read: now what installed functions import when called (in the
+      // order asked for), minus what the import path reached meanwhile.
+      for (size_t index : toReadLater_) {
+        Module& module = modules_[index];
+        if (module.readQueued) continue;
+        module.readQueued = true;
+        reading.push_back(index);
+      }
+      toReadLater_.clear();
+    }
     readAll(reading);
     std::vector<size_t> following = std::move(toFollow_);
     toFollow_.clear();

@@ -224,7 +224,13 @@ struct Module {
   // Installed: per import, whether it runs when the module is imported (importsAtModuleLevel),
   // made on first need: only those are followed into other top-level packages.
   std::vector<bool> runsAtImport;
+  std::vector<bool> inDefinitions; // importsInDefinitions, with runsAtImport
   bool runsAtImportScanned = false;
+  // Reached only through imports that installed functions make when called (not on the import
+  // path of the checked files): read after every module of the import path, so the budget for
+  // installed code goes to what importing runs first.
+  bool deferred = false;
+  bool readQueued = false; // handed to readAll (or about to be)
 };
 
 inline constexpr size_t kNoNode = SIZE_MAX;
@@ -276,14 +282,19 @@ private:
   // another top-level package, followed only into code that may reach torch, and never listed
   // as unresolved (an optional dependency the environment lacks is not the project's concern).
   void demand(const std::string& dotted, const Demand& what, bool mayBeName = false,
-              bool byInstalled = false, bool crossing = false);
+              bool byInstalled = false, bool crossing = false, bool deferred = false);
   void follow(size_t index);
   void followInstalled(size_t index);
   // Whether installed `module`'s import `statement` may be followed: within its own top-level
   // package always, into another one only when it runs at import (at module level).
   bool followsImport(Module& module, size_t statement, const std::string& target);
   // A demand `from` makes (recorded for the distribution cache when `from` is installed).
-  void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName);
+  // `runsLater`: made by an import inside a function of installed code (Module::deferred).
+  void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName,
+             bool runsLater = false);
+  // Whether import `statement` of installed `module` runs when the module is imported, or
+  // (`inDefinition`) sits inside a `def` or `class` instead.
+  bool runsAtImport(Module& module, size_t statement, bool inDefinition = false);
   void readAll(const std::vector<size_t>& pending);
   // What the context summary cache's keys are computed from (ContextReport::summaryGraph).
   void keepSummaryGraph();
@@ -305,6 +316,7 @@ private:
   std::unordered_map<std::string, size_t> byName_;
   std::unordered_set<std::string> checkedFiles_; // normal paths
   std::vector<size_t> toRead_;
+  std::vector<size_t> toReadLater_; // deferred modules, read once the import path is read
   std::vector<size_t> toFollow_;
   std::map<std::string, std::string> unresolved_;
   std::set<std::string> distributions_;
