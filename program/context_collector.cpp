@@ -149,7 +149,7 @@ std::vector<SearchPath> ContextCollector::searchPaths(const std::vector<FileInpu
 }
 
 void ContextCollector::demand(const std::string& dotted, const Demand& what, bool mayBeName,
-                              bool byInstalled) {
+                              bool byInstalled, bool crossing, bool deferred) {
   if (dotted.empty()) return;
   const std::string top = topLevelOf(dotted);
   if (isModelled(top)) {
@@ -162,7 +162,7 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
     const std::optional<ResolvedModule> resolved = resolver_.resolve(dotted, &why);
     if (!resolved) {
       // `from m import x` tries m.x as a module too: x is usually a name in m.
-      if (mayBeName) {
+      if (mayBeName || crossing) {
       } else if (resolver_.isUnreadStandardLibrary(dotted)) {
         ++report_.stdlib; // not read, like the rest of the standard library
       } else {
@@ -182,13 +182,18 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
       byName_.emplace(dotted, kNone);
       return;
     }
+    const Distribution* installedBy = resolved->searchKind == SearchPathKind::Installed
+                                          ? resolver_.distributionOf(resolved->searchPath, top)
+                                          : nullptr;
+    // Another distribution's code that cannot import torch cannot change grad mode: not read
+    // for installed code that imports it (not remembered either: the project may ask for it).
+    if (crossing && installedBy != nullptr && !resolver_.mayReachTorch(*installedBy)) return;
     Module module;
     module.name = dotted;
     module.resolved = *resolved;
     module.checked = checkedFiles_.count(normalPath(resolved->file)) != 0;
     if (resolved->searchKind == SearchPathKind::Installed) {
-      if (const Distribution* distribution =
-              resolver_.distributionOf(resolved->searchPath, top)) {
+      if (const Distribution* distribution = installedBy) {
         module.origin = distribution->label();
         module.distribution = distributionIndex(*distribution);
         module.installedBy = distribution;
@@ -202,17 +207,31 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
         }
       }
     }
+    module.deferred = deferred;
     known = byName_.emplace(dotted, modules_.size()).first;
     modules_.push_back(std::move(module));
-    if (!modules_.back().checked && !modules_.back().fromCache) toRead_.push_back(known->second);
+    Module& added = modules_.back();
+    if (!added.checked && !added.fromCache) {
+      added.readQueued = !deferred;
+      (deferred ? toReadLater_ : toRead_).push_back(known->second);
+    }
   }
   if (known->second == kNone) return;
   Module& module = modules_[known->second];
+  if (!deferred && module.deferred) {
+    // Now on the import path: read with it, not after it.
+    module.deferred = false;
+    if (!module.readQueued && !module.checked && !module.fromCache) {
+      module.readQueued = true;
+      toRead_.push_back(known->second);
+    }
+  }
   // `import numpy` from the project asks for no name in particular: its __init__ is read, and
   // only what the project names is followed further (a whole installed package is rarely what
   // a project calls into, and can be large).
   Demand asked = what;
-  if (!byInstalled && module.resolved.searchKind == SearchPathKind::Installed && asked.all) {
+  if ((!byInstalled || crossing) && module.resolved.searchKind == SearchPathKind::Installed &&
+      asked.all) {
     asked = Demand();
   }
   // Whatever is asked of it, importing a module runs its top level (and the imports there):
@@ -226,14 +245,50 @@ void ContextCollector::demand(const std::string& dotted, const Demand& what, boo
 }
 
 void ContextCollector::issue(Module& from, const std::string& dotted, const Demand& what,
-                             bool mayBeName) {
+                             bool mayBeName, bool runsLater) {
+  const bool deferred = from.deferred || runsLater;
   const bool installed = from.resolved.searchKind == SearchPathKind::Installed;
   if (installed && !from.checked) {
     from.issued.push_back({dotted, std::vector<std::string>(what.names.begin(), what.names.end()),
                            mayBeName});
   }
   from.targets.insert(dotted);
-  demand(dotted, what, mayBeName, installed);
+  const bool crossing = installed && topLevelOf(dotted) != topLevelOf(from.name);
+  // `import a.b.c` runs `a/__init__.py`, then `a/b/__init__.py`, before `a/b/c.py`: the packages
+  // above are asked for their top level, first (the budget reads them before the module). A
+  // package above the importing module itself is running already (Python imported it first).
+  // `mayBeName`: `m.x` of `from m import x`, whose parent `m` was asked for on its own.
+  if (!mayBeName) {
+    for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', dot + 1)) {
+      const std::string parent = dotted.substr(0, dot);
+      if (from.name.starts_with(parent) &&
+          (from.name.size() == parent.size() || from.name[parent.size()] == '.')) {
+        continue;
+      }
+      from.targets.insert(parent);
+      demand(parent, Demand(), false, installed, crossing, deferred);
+    }
+  }
+  demand(dotted, what, mayBeName, installed, crossing, deferred);
+}
+
+bool ContextCollector::runsAtImport(Module& module, size_t statement, bool inDefinition) {
+  if (!module.runsAtImportScanned) {
+    module.runsAtImportScanned = true;
+    module.runsAtImport = importsAtModuleLevel(module.text, module.imports);
+    module.inDefinitions = importsInDefinitions(module.text, module.imports);
+  }
+  const std::vector<bool>& place = inDefinition ? module.inDefinitions : module.runsAtImport;
+  return statement < place.size() && place[statement];
+}
+
+bool ContextCollector::followsImport(Module& module, size_t statement, const std::string& target) {
+  if (target.empty()) return false;
+  if (topLevelOf(target) == topLevelOf(module.name)) return true;
+  // Another top-level package (of this distribution or another): what the module's import runs
+  // is part of the import chain; what only its functions import is not what the checked files
+  // call.
+  return runsAtImport(module, statement);
 }
 
 void ContextCollector::followInstalled(size_t index) {
@@ -263,31 +318,32 @@ void ContextCollector::followInstalled(size_t index) {
     module.readable = false;
     module.cached = nullptr;
     --report_.cachedModules;
+    module.readQueued = true;
     toRead_.push_back(index);
     return;
   }
   if (!module.slices)
     module.slices = std::make_unique<DefinitionSlices>(module.text, module.imports);
   module.followedNames.insert(fresh.begin(), fresh.end());
-  const std::string top = topLevelOf(module.name);
   for (const ImportUse& use : module.slices->usesOf(fresh)) {
     const python::ImportStatement& statement = module.imports[use.statement];
     const std::string target =
         python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
-    // Installed code is followed within its own package only: what it imports from elsewhere
-    // is not what the checked files call.
-    if (target.empty() || topLevelOf(target) != top) continue;
+    if (!followsImport(module, use.statement, target)) continue;
+    // An import inside a function runs when it is called; one under `if TYPE_CHECKING:` of a
+    // lazy package, when the name it binds is asked for (now).
+    const bool later = runsAtImport(module, use.statement, true);
     Demand attributes;
     attributes.names = use.attributes;
     if (statement.isFrom && use.name >= 0) {
       const std::string& name = statement.names[use.name];
       Demand asked;
       asked.names.insert(name);
-      issue(module, target, asked, false);
+      issue(module, target, asked, false, later);
       // `from pkg import sub`: a module of its own, asked for what is read of it.
-      issue(module, target + "." + name, attributes, true);
+      issue(module, target + "." + name, attributes, true, later);
     } else {
-      issue(module, target, attributes, false);
+      issue(module, target, attributes, false, later);
     }
   }
 }
@@ -307,7 +363,6 @@ void ContextCollector::follow(size_t index) {
     module.attributesScanned = true;
     module.attributesRead = projectAttributesRead(module.text, module.imports);
   }
-  const std::string top = topLevelOf(module.name);
   // A hub's module-level imports run when it is imported, whatever names are asked of it: the
   // modules they import are asked for their top level (`from . import _setup` in
   // `pkg/__init__.py`, whose top level may disable grad mode).
@@ -320,16 +375,14 @@ void ContextCollector::follow(size_t index) {
     const std::string target =
         python::absoluteImport(statement, module.name, module.resolved.isPackageInit);
     if (target.empty()) continue;
-    // Installed code is followed within its own package only: what it imports from elsewhere
-    // is not what the checked files call.
-    if (installed && topLevelOf(target) != top) continue;
+    const size_t at = static_cast<size_t>(&statement - module.imports.data());
+    if (installed && !followsImport(module, at, target)) continue;
     if (hub) {
       const bool binds = std::any_of(
           statement.bound.begin(), statement.bound.end(), [&](const std::string& name) {
             return (name == "*" && asksForNames) || module.demand.names.count(name) != 0;
           });
-      const size_t s = static_cast<size_t>(&statement - module.imports.data());
-      if (!binds && s < atModuleLevel.size() && atModuleLevel[s]) {
+      if (!binds && at < atModuleLevel.size() && atModuleLevel[at]) {
         Demand topLevel;
         topLevel.names.emplace(kTopLevelName);
         issue(module, target, topLevel, false);
@@ -345,8 +398,7 @@ void ContextCollector::follow(size_t index) {
       issue(module, target, whole, false);
       // An installed package imported whole is asked for what the module reads of it
       // (`import pkg as p` ... `p.Helper()`: Helper), as a from-import would.
-      const size_t s = static_cast<size_t>(&statement - module.imports.data());
-      if (!installed && s < module.attributesRead.size() && !module.attributesRead[s].empty()) {
+      if (!installed && at < module.attributesRead.size() && !module.attributesRead[at].empty()) {
         const auto found = byName_.find(target);
         // Only a package whose distribution may reach torch can change grad mode for the
         // caller: `np.zeros(...)` asks nothing of numpy (a module no metadata names may).
@@ -356,7 +408,7 @@ void ContextCollector::follow(size_t index) {
             (imported->installedBy == nullptr ||
              resolver_.mayReachTorch(*imported->installedBy))) {
           Demand read;
-          read.names.insert(module.attributesRead[s].begin(), module.attributesRead[s].end());
+          read.names.insert(module.attributesRead[at].begin(), module.attributesRead[at].end());
           issue(module, target, read, false);
         }
       }
@@ -557,9 +609,20 @@ std::vector<FileInput> ContextCollector::run() {
   }
   // Breadth first: read what was asked for (in parallel), follow its imports, repeat. A module
   // is read once whatever the cycles; a hub asked for more names is followed again.
-  while (!toRead_.empty() || !toFollow_.empty()) {
+  while (!toRead_.empty() || !toFollow_.empty() || !toReadLater_.empty()) {
     std::vector<size_t> reading = std::move(toRead_);
     toRead_.clear();
+    if (reading.empty() && toFollow_.empty()) {
+      // The import path is read: now what installed functions import when called (in the
+      // order asked for), minus what the import path reached meanwhile.
+      for (size_t index : toReadLater_) {
+        Module& module = modules_[index];
+        if (module.readQueued) continue;
+        module.readQueued = true;
+        reading.push_back(index);
+      }
+      toReadLater_.clear();
+    }
     readAll(reading);
     std::vector<size_t> following = std::move(toFollow_);
     toFollow_.clear();

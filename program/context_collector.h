@@ -128,7 +128,8 @@ struct Demand {
 // without one, its metadata's stat) and this gradlint, holding the modules read of it (with
 // their imports) and their summaries. Installed code changes only with an install, so a
 // second run reads none of it.
-inline constexpr int kDistributionEntryFormat = 3; // 3: modules followed for their top level
+// 3: modules followed for their top level; 4: parent packages and other distributions followed
+inline constexpr int kDistributionEntryFormat = 4;
 
 // The import memo (under the cache folder, `context/imports-XX.json`): each checked file's
 // imports with the stat they were scanned at, so a run over unchanged files finds their imports
@@ -220,6 +221,16 @@ struct Module {
   // asked of the module it imports when that is installed.
   std::vector<std::vector<std::string>> attributesRead;
   bool attributesScanned = false;
+  // Installed: per import, whether it runs when the module is imported (importsAtModuleLevel),
+  // made on first need: only those are followed into other top-level packages.
+  std::vector<bool> runsAtImport;
+  std::vector<bool> inDefinitions; // importsInDefinitions, with runsAtImport
+  bool runsAtImportScanned = false;
+  // Reached only through imports that installed functions make when called (not on the import
+  // path of the checked files): read after every module of the import path, so the budget for
+  // installed code goes to what importing runs first.
+  bool deferred = false;
+  bool readQueued = false; // handed to readAll (or about to be)
 };
 
 inline constexpr size_t kNoNode = SIZE_MAX;
@@ -267,13 +278,23 @@ private:
                                              std::vector<std::string>& tried);
   static constexpr size_t kNone = SIZE_MAX; // byName_: resolved to nothing worth reading
   // Asks for module `dotted` (`mayBeName`: it may be a name in its parent instead), imported by
-  // installed code (`byInstalled`) or by the project's.
+  // installed code (`byInstalled`) or by the project's. `crossing`: installed code importing
+  // another top-level package, followed only into code that may reach torch, and never listed
+  // as unresolved (an optional dependency the environment lacks is not the project's concern).
   void demand(const std::string& dotted, const Demand& what, bool mayBeName = false,
-              bool byInstalled = false);
+              bool byInstalled = false, bool crossing = false, bool deferred = false);
   void follow(size_t index);
   void followInstalled(size_t index);
+  // Whether installed `module`'s import `statement` may be followed: within its own top-level
+  // package always, into another one only when it runs at import (at module level).
+  bool followsImport(Module& module, size_t statement, const std::string& target);
   // A demand `from` makes (recorded for the distribution cache when `from` is installed).
-  void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName);
+  // `runsLater`: made by an import inside a function of installed code (Module::deferred).
+  void issue(Module& from, const std::string& dotted, const Demand& what, bool mayBeName,
+             bool runsLater = false);
+  // Whether import `statement` of installed `module` runs when the module is imported, or
+  // (`inDefinition`) sits inside a `def` or `class` instead.
+  bool runsAtImport(Module& module, size_t statement, bool inDefinition = false);
   void readAll(const std::vector<size_t>& pending);
   // What the context summary cache's keys are computed from (ContextReport::summaryGraph).
   void keepSummaryGraph();
@@ -295,6 +316,7 @@ private:
   std::unordered_map<std::string, size_t> byName_;
   std::unordered_set<std::string> checkedFiles_; // normal paths
   std::vector<size_t> toRead_;
+  std::vector<size_t> toReadLater_; // deferred modules, read once the import path is read
   std::vector<size_t> toFollow_;
   std::map<std::string, std::string> unresolved_;
   std::set<std::string> distributions_;

@@ -78,8 +78,10 @@ bool typeCheckingOnly(std::string_view text, const python::SourceChunk& chunk) {
   return body.starts_with("if ") && body.find("TYPE_CHECKING") != std::string_view::npos;
 }
 
-std::vector<bool> atModuleLevel(std::string_view text, const python::ChunkLayout& layout,
-                                const std::vector<python::ImportStatement>& imports) {
+// `definitions`: whether each import sits in a definition; otherwise whether it runs at import.
+std::vector<bool> placeImports(std::string_view text, const python::ChunkLayout& layout,
+                               const std::vector<python::ImportStatement>& imports,
+                               bool definitions) {
   std::vector<bool> out(imports.size(), false);
   if (layout.chunks.empty()) return out;
   // Line starts, once: the statements know their line, the chunks their bytes.
@@ -91,12 +93,22 @@ std::vector<bool> atModuleLevel(std::string_view text, const python::ChunkLayout
     const uint32_t line = imports[s].line;
     if (line == 0 || line > lineStarts.size()) continue;
     const python::SourceChunk& chunk = layout.chunks[chunkAt(layout, lineStarts[line - 1])];
-    out[s] = !chunk.definition && !typeCheckingOnly(text, chunk);
+    out[s] = definitions ? chunk.definition : !chunk.definition && !typeCheckingOnly(text, chunk);
   }
   return out;
 }
 
+std::vector<bool> atModuleLevel(std::string_view text, const python::ChunkLayout& layout,
+                                const std::vector<python::ImportStatement>& imports) {
+  return placeImports(text, layout, imports, false);
+}
+
 } // namespace
+
+std::vector<bool> importsInDefinitions(std::string_view text,
+                                       const std::vector<python::ImportStatement>& imports) {
+  return placeImports(text, python::scanChunks(text, 0, false), imports, true);
+}
 
 std::vector<bool> importsAtModuleLevel(std::string_view text,
                                        const std::vector<python::ImportStatement>& imports) {

@@ -47,6 +47,12 @@ inline constexpr std::string_view kTopLevelName = "<module>";
 std::vector<bool> importsAtModuleLevel(std::string_view text,
                                        const std::vector<python::ImportStatement>& imports);
 
+// For each of `imports`, whether it sits inside a `def` or `class` (it runs when that does),
+// rather than at module level (an `if TYPE_CHECKING:` block counts as module level here: a lazy
+// package runs those imports when the names they bind are asked for).
+std::vector<bool> importsInDefinitions(std::string_view text,
+                                       const std::vector<python::ImportStatement>& imports);
+
 class DefinitionSlices {
 public:
   // `text` and `imports` (scanImports of it) must outlive the object.

@@ -133,6 +133,7 @@ std::string summariesToText(const ir::SummaryTable& table,
     // Only what differs from a summary that does nothing, in a fixed order.
     ordered_json item = {{"name", entry->first}};
     if (summary.moduleTopLevel) item["module"] = true;
+    if (!summary.moduleOrigin.empty()) item["distribution"] = summary.moduleOrigin;
     if (summary.mayLeaveDisabled) item["leaves_disabled"] = true;
     if (!summary.mayLeaveInherited) item["never_returns_caller_mode"] = true;
     if (summary.returnsSavedMode) item["returns_saved_mode"] = true;
@@ -212,6 +213,7 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
     for (const ordered_json& item : file.at("summaries")) {
       ir::FunctionSummary summary;
       summary.moduleTopLevel = item.value("module", false);
+      summary.moduleOrigin = item.value("distribution", "");
       summary.mayLeaveDisabled = item.value("leaves_disabled", false);
       summary.mayLeaveInherited = !item.value("never_returns_caller_mode", false);
       summary.returnsSavedMode = item.value("returns_saved_mode", false);

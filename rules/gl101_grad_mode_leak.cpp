@@ -178,6 +178,10 @@ public:
                 : "wrap the code in `with torch.no_grad():` (or decorate the function "
                   "with `@torch.no_grad()`), or save `torch.is_grad_enabled()` first "
                   "and restore it in a `finally:` block";
+        const ir::Event& toggle = fn.nodes[leak.toggle].event;
+        if (toggle.kind == ir::EventKind::Call && toggle.importsModule) {
+          diagnostic.help = std::string(kImportLeakHelp);
+        }
         if (context.source() != nullptr && !cpp) {
           if (!syntax) syntax = std::make_unique<FixSyntax>(*context.source());
           diagnostic.fix = withBlockFix(*syntax, fn, leak.toggle);

@@ -50,9 +50,7 @@ public:
                                 "restores it; everything that runs after this import computes "
                                 "no gradients",
                                 toggle.callee, importChainText(chain, "leaves it disabled"));
-          diagnostic.help = "restore the mode right after the import (`with "
-                            "torch.enable_grad():` around it, or `torch.set_grad_enabled(True)`), "
-                            "and report the import-time toggle to the module's authors";
+          diagnostic.help = std::string(kImportLeakHelp);
           context.report(std::move(diagnostic));
           continue;
         }

@@ -141,6 +141,7 @@ ImportChain importChain(const ir::SummaryTable& table, const ir::Event& import) 
   if (!import.importsModule) return chain;
   std::unordered_set<std::string> seen{import.callee};
   const ir::FunctionSummary* summary = table.findFor(import);
+  if (summary != nullptr) chain.importedOrigin = summary->moduleOrigin;
   // One step per module, never back to one seen: a cycle of imports ends the walk.
   while (summary != nullptr && !summary->importVia.empty() &&
          seen.insert(summary->importVia).second) {
@@ -151,6 +152,7 @@ ImportChain importChain(const ir::SummaryTable& table, const ir::Event& import) 
     chain.modules.push_back(summary->importVia);
     summary = table.find(summary->importVia);
     if (summary != nullptr && !summary->moduleTopLevel) summary = nullptr;
+    chain.origins.push_back(summary != nullptr ? summary->moduleOrigin : std::string());
   }
   return chain;
 }
@@ -172,6 +174,10 @@ std::string importChainText(const ImportChain& chain, std::string_view effect) {
     text += i == 0 ? "it imports `" : ", which imports `";
     text += modules[i];
     text += '`';
+    // Where the chain enters another distribution, it says which (and its version).
+    const std::string& origin = i < chain.origins.size() ? chain.origins[i] : std::string();
+    const std::string& before = i == 0 ? chain.importedOrigin : chain.origins[i - 1];
+    if (!origin.empty() && origin != before) text += " (" + origin + ")";
   }
   return text + fmt::format(", whose top level {}", effect);
 }
@@ -216,6 +222,9 @@ std::vector<ir::Leak> reportableLeaks(RuleContext& context, size_t unitIndex) {
     if (toggle.kind == EventKind::SetGrad && toggle.flavor == ir::ApiFlavor::ContextEnteredByHand) {
       continue;
     }
+    // A class body of this module that leaves the mode changed: the body's own toggle is the
+    // report (its importers see the effect through the module's summary).
+    if (ir::runsClassBody(toggle)) continue;
     const EventKind exit = fn.nodes[leak.exit].event.kind;
     const bool suspends = exit == EventKind::Yield || exit == EventKind::Await;
     if (!leak.exceptional && suspends && contextManager) continue; // yielding is the point

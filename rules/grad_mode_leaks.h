@@ -68,12 +68,23 @@ std::optional<FalseModeArgument> falseModeArgument(const ir::SummaryTable& table
 inline constexpr size_t kMaxImportChain = 64;
 struct ImportChain {
   std::vector<std::string> modules;
+  // The installed distribution of the module imported, and of each of `modules` ("" for one
+  // of the project): the text names a distribution where the chain enters it.
+  std::string importedOrigin;
+  std::vector<std::string> origins;
   bool cut = false;
 };
 ImportChain importChain(const ir::SummaryTable& table, const ir::Event& import);
 // "it imports `a`, which imports `b`, whose top level EFFECT": the first few imports, then how
 // many more down to the last.
 std::string importChainText(const ImportChain& chain, std::string_view effect);
+// The fix for an import that leaves grad mode disabled: the mode changes when the import runs,
+// so only code around the import itself helps.
+inline constexpr std::string_view kImportLeakHelp =
+    "import it inside `with torch.enable_grad():` (the block puts the mode back when it ends), "
+    "or save `torch.is_grad_enabled()` before the import and restore it right after; wrapping a "
+    "later call does not help, since grad mode is already off once the import ran. Report the "
+    "import-time toggle to the module's authors";
 
 // The last component of a dotted (or C++ `::`-qualified) name: helpers read better as `_enter`
 // than fully qualified.

@@ -199,6 +199,13 @@ private:
   AllocatedOnWrite<ValueSources> sources_;
 };
 
+// A class body runs where its `class` statement is (at import, for a module-level class): the
+// enclosing unit calls it, as `CLASS.<class body>`, whose summary is the body's (ClassBody).
+inline constexpr std::string_view kClassBodySuffix = ".<class body>";
+inline bool runsClassBody(const Event& event) {
+  return event.kind == EventKind::Call && event.callee.ends_with(kClassBodySuffix);
+}
+
 // The save slot of a with-item (or a context object made by the call) starting at `startByte`:
 // its EnterGuard and ExitGuard, and a decorator use's `__call__`, name the same one.
 std::string contextSlot(uint32_t startByte);

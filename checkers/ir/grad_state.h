@@ -55,6 +55,9 @@ struct FunctionSummary {
   // When the toggle behind mayLeaveDisabled is an import: the module imported (whose summary
   // says the same, one import further), so a report can name the chain of imports.
   std::string importVia;
+  // A module's top level: the installed distribution holding the module ("name version"), if
+  // any, so a chain of imports can say where it crosses into another distribution.
+  std::string moduleOrigin;
   // Puts back a mode saved outside it: `torch.set_grad_enabled(self.prev)` in an `__exit__` or
   // `__call__`, where `__init__` or `__enter__` saved `self.prev`.
   bool restoresOuterMode = false;

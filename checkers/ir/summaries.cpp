@@ -360,9 +360,16 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
   };
   std::vector<Candidate> candidates;
   std::unordered_map<std::string, int> definitions;
+  std::deque<std::string> classBodyNames; // the candidates' names point into it
   for (const ModuleIR* module : modules) {
     for (const FunctionIR& fn : module->units) {
-      if (isSummarisable(fn)) {
+      if (fn.kind == UnitKind::ClassBody && module->language == Language::Python &&
+          !fn.qualifiedName.empty() && fn.entry != kNoNode) {
+        // The enclosing unit runs the body where the class is defined (runsClassBody).
+        classBodyNames.push_back(fn.qualifiedName + std::string(kClassBodySuffix));
+        candidates.push_back({&fn, module, &classBodyNames.back()});
+        ++definitions[classBodyNames.back()];
+      } else if (isSummarisable(fn)) {
         candidates.push_back({&fn, module, &fn.qualifiedName});
         ++definitions[fn.qualifiedName];
       } else if (fn.kind == UnitKind::Module && module->language == Language::Python &&
@@ -540,7 +547,15 @@ SummaryTable computeSummaries(const std::vector<const ModuleIR*>& modules,
     GradStateReport report = analyzeGradState(fn, &table);
     FunctionSummary summary =
         summarize(fn, report, table, candidate.module->path, candidate.module->origin);
-    if (fn.kind == UnitKind::Module) summary = importEffect(summary);
+    if (fn.kind == UnitKind::Module) {
+      summary = importEffect(summary);
+      summary.moduleOrigin = candidate.module->origin;
+    }
+    if (fn.kind == UnitKind::ClassBody) {
+      // Like a module's top level, only the mode it leaves matters (it returns nothing).
+      summary = importEffect(summary);
+      summary.moduleTopLevel = false;
+    }
     const std::string& name = *candidate.name;
     if (summary.affectsCallers() || table.find(name) != nullptr) {
       if (table.update(name, summary)) changedName(name);

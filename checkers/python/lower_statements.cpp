@@ -412,9 +412,16 @@ void UnitLowerer::lowerStatement(TSNode statement, int depth) {
   case Kind::import_statement:
   case Kind::import_from_statement: lowerImport(statement); break;
   // Definitions bind a name; their bodies are units of their own. A decorator runs here.
-  case Kind::decorated_definition: lowerDecoratorUses(statement); break;
+  case Kind::decorated_definition: {
+    lowerDecoratorUses(statement);
+    const TSNode definition = field(statement, fields().definition);
+    if (!isNull(definition) && kindOf(definition) == Kind::class_definition) {
+      lowerClassBodyRun(definition);
+    }
+    break;
+  }
+  case Kind::class_definition: lowerClassBodyRun(statement); break;
   case Kind::function_definition:
-  case Kind::class_definition:
   case Kind::future_import_statement:
   case Kind::type_alias_statement:
   case Kind::comment: break;
@@ -894,7 +901,18 @@ void UnitLowerer::lowerFor(TSNode statement, int depth) {
 // An import runs the imported module's top level (the first time): a call to the module, which
 // its summary describes when it is part of the program (program/project_context.h).
 void UnitLowerer::lowerImport(TSNode statement) {
-  for (std::string& module : module_.resolver.importedModules(statement, source_)) {
+  // `import a.b.c` and `from a.b.c import x` run `a/__init__.py`, then `a/b/__init__.py`, then
+  // `a/b/c.py` (each once per process): one import event per package above, in that order.
+  std::vector<std::string> modules;
+  std::unordered_set<std::string> listed; // a statement may name many: no search per name
+  for (const std::string& module : module_.resolver.importedModules(statement, source_)) {
+    for (size_t dot = module.find('.'); dot != std::string::npos; dot = module.find('.', dot + 1)) {
+      std::string parent = module.substr(0, dot);
+      if (listed.insert(parent).second) modules.push_back(std::move(parent));
+    }
+    if (listed.insert(module).second) modules.push_back(module);
+  }
+  for (std::string& module : modules) {
     // torch is modelled by the API catalogs, never summarised: `from torch import no_grad` is
     // no call to the API it names.
     const std::string_view top = std::string_view(module).substr(0, module.find('.'));
@@ -915,6 +933,29 @@ void UnitLowerer::lowerImport(TSNode statement) {
     event.callee = std::move(module);
     emit(std::move(event));
   }
+}
+
+void UnitLowerer::lowerClassBodyRun(TSNode definition) {
+  // Only a class reachable by name has a body summary: one at module level or in a class body
+  // that is (the qualified names of ModuleLowering::qualify).
+  std::string owner;
+  if (unit_.kind == ir::UnitKind::Module) {
+    owner = module_.context.moduleName;
+  } else if (unit_.kind == ir::UnitKind::ClassBody && !unit_.qualifiedName.empty()) {
+    owner = unit_.qualifiedName;
+  } else {
+    return;
+  }
+  const std::string_view name = text(field(definition, fields().name), source_);
+  if (name.empty()) return;
+  Event event;
+  event.kind = EventKind::Call;
+  event.resultDiscarded = true;
+  event.range = rangeOf(definition);
+  event.spelled = std::string(name);
+  event.callee = (owner.empty() ? std::string(name) : owner + "." + std::string(name)) +
+                 std::string(ir::kClassBodySuffix);
+  emit(std::move(event));
 }
 
 // `@C(args)` over a definition: `C(args)` runs where the definition is, then its `__call__`

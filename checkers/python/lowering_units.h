@@ -219,6 +219,8 @@ private:
   void lowerDecoratorUses(TSNode statement);
   static bool mayWrapInRegion(std::string_view decorator, GradApi api);
   void lowerImport(TSNode statement);
+  // `class C:` at module level or in a class body: its body runs here (ir::kClassBodySuffix).
+  void lowerClassBodyRun(TSNode definition);
   void lowerTry(TSNode statement, int depth);
   void lowerMatch(TSNode statement, int depth);
   void lowerJumpCleanups(size_t toDepth);
