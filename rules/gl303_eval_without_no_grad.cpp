@@ -3,6 +3,8 @@
 // graph and keeps activations alive.
 #include "rules/training_loop.h"
 
+#include "checkers/ir/dataflow.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -38,7 +40,7 @@ public:
       for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
         const ir::Event& eval = fn.nodes[id].event;
         if (eval.kind != ir::EventKind::Eval || eval.var.empty()) continue;
-        if (trainsOnEvalOutputs(fn, id, eval.var.str())) continue;
+        if (trainsOnEvalOutputs(fn, eval.var.str())) continue;
         const ir::NodeId call = firstModelCallInLoop(context, index, id, eval.var);
         if (call == ir::kNoNode) continue;
         Diagnostic diagnostic = makeDiagnostic(fn.nodes[call].event.range);
@@ -72,107 +74,106 @@ private:
     return true;
   }
 
-  // Whether a backward() reachable from the eval() node can consume what the model computes in
-  // evaluation mode: test-time training and batch-norm adaptation train on the evaluation
-  // loop's outputs, so the graph the loop records is needed. A training loop that evaluates on
-  // the side (an epoch that trains, evaluates, and trains again) does not excuse the evaluation
-  // loop: its backward() consumes the training batches' outputs.
+  // Whether a backward() can consume what `model` computes in evaluation mode: test-time
+  // training and batch-norm adaptation train on the evaluation loop's outputs, so the graph the
+  // loop records is needed. A training loop that evaluates on the side (an epoch that trains,
+  // evaluates, and trains again) does not excuse the evaluation loop: its backward() consumes
+  // the training batches' outputs.
   //
-  // A forward dataflow over the function from the eval() node. Its state: whether `model` is
-  // still in evaluation mode, and the names holding values computed from the model in that mode
-  // (directly or through other such names). An assignment redefines its name, so a name reused
-  // by the training loop (`out = model(x)` after `model.train()`) no longer counts.
-  static bool trainsOnEvalOutputs(const ir::FunctionIR& fn, ir::NodeId eval,
-                                  const std::string& model) {
-    struct State {
-      bool evalMode = false;
-      std::set<std::string> outputs; // names holding evaluation-mode results
-      bool mergeFrom(const State& other) {
-        bool changed = false;
-        if (other.evalMode && !evalMode) evalMode = changed = true;
-        for (const std::string& name : other.outputs) changed |= outputs.insert(name).second;
-        return changed;
-      }
-    };
-    auto isModel = [&](std::string_view name) {
-      return name == model || (name.starts_with(model) && name.substr(model.size()) == ".forward");
-    };
-    auto readsOutputs = [&](const State& state, const std::vector<ir::InternedString>& deps) {
-      return std::any_of(deps.begin(), deps.end(), [&](const ir::InternedString& dep) {
-        return (state.evalMode && isModel(dep.str())) || state.outputs.count(dep.str()) > 0;
-      });
-    };
-    std::vector<State> in(fn.nodes.size());
-    std::vector<bool> queued(fn.nodes.size(), false);
-    std::vector<bool> reached(fn.nodes.size(), false);
-    std::deque<ir::NodeId> work{eval};
-    reached[eval] = true;
-    in[eval].evalMode = true;
-    queued[eval] = true;
-    while (!work.empty()) {
-      const ir::NodeId id = work.front();
-      work.pop_front();
-      queued[id] = false;
-      State state = in[id];
-      const ir::Event& event = fn.nodes[id].event;
-      const std::string var = event.var.str();
+  // A forward dataflow (ir::solveForward). Its fact: whether `model` is in evaluation mode, and
+  // the names holding values computed from the model in that mode (directly or through other
+  // such names). An assignment redefines its name, so a name reused by the training loop
+  // (`out = model(x)` after `model.train()`) no longer counts.
+  struct EvalOutputs {
+    bool evalMode = false;
+    std::set<std::string> outputs; // names holding evaluation-mode results
+  };
+
+  class EvalOutputsAnalysis {
+  public:
+    explicit EvalOutputsAnalysis(const std::string& model) : model_(model) {}
+    EvalOutputs entryFact() const { return {}; }
+    bool join(EvalOutputs& into, const EvalOutputs& from) const {
+      bool changed = false;
+      if (from.evalMode && !into.evalMode) into.evalMode = changed = true;
+      for (const std::string& name : from.outputs) changed |= into.outputs.insert(name).second;
+      return changed;
+    }
+    EvalOutputs exceptionFact(ir::NodeId, const ir::Node&, const EvalOutputs& in) const {
+      return in;
+    }
+    EvalOutputs transfer(ir::NodeId, const ir::Node& node, const EvalOutputs& in) const {
+      const ir::Event& event = node.event;
+      const std::string& var = event.var.str();
+      EvalOutputs out = in;
       switch (event.kind) {
       case ir::EventKind::Eval:
-        if (var == model) state.evalMode = true;
+        if (var == model_) out.evalMode = true;
         break;
       case ir::EventKind::Train:
-        if (var == model) state.evalMode = false;
+        if (var == model_) out.evalMode = false;
         break;
       case ir::EventKind::Assign:
-        if (readsOutputs(state, event.sources().deps)) {
-          state.outputs.insert(var);
+        if (readsOutputs(in, event.sources().deps)) {
+          out.outputs.insert(var);
         } else {
-          state.outputs.erase(var);
+          out.outputs.erase(var);
         }
         break;
       case ir::EventKind::Call: {
         // `out = model(x)` (the call's target), and `outputs.append(out)`: the collection holds
         // evaluation results from then on.
-        if (!var.empty() && state.evalMode && isModel(event.spelled.str())) {
-          state.outputs.insert(var);
-        }
         const std::string_view spelled = event.spelled.str();
+        if (!var.empty() && in.evalMode && isModel(spelled)) out.outputs.insert(var);
         const size_t dot = spelled.rfind('.');
-        if (dot != std::string_view::npos) {
-          const std::string_view method = spelled.substr(dot + 1);
-          if (method == "append" || method == "extend" || method == "insert" || method == "add" ||
-              method == "update") {
-            const auto& args = event.call().argVars;
-            if (std::any_of(args.begin(), args.end(), [&](const ir::InternedString& arg) {
-                  return state.outputs.count(arg.str()) > 0;
-                })) {
-              state.outputs.insert(std::string(spelled.substr(0, dot)));
-            }
-          }
+        if (dot == std::string_view::npos) break;
+        const std::string_view method = spelled.substr(dot + 1);
+        if (method != "append" && method != "extend" && method != "insert" && method != "add" &&
+            method != "update") {
+          break;
+        }
+        const auto& args = event.call().argVars;
+        if (std::any_of(args.begin(), args.end(), [&](const ir::InternedString& arg) {
+              return in.outputs.count(arg.str()) > 0;
+            })) {
+          out.outputs.insert(std::string(spelled.substr(0, dot)));
         }
         break;
       }
-      case ir::EventKind::Backward:
-        if (!var.empty()) {
-          if (state.outputs.count(var) > 0) return true;
-        } else if (!event.sources().deps.empty()) {
-          if (readsOutputs(state, event.sources().deps)) return true;
-        } else if (state.evalMode) {
-          // A backward of a value with no name nor known sources (C++:
-          // `model->forward(x).sum().backward()`) while the model still evaluates: taken for one
-          // that consumes the evaluation, rather than report a loop that may be trained on.
-          return true;
-        }
-        break;
       default: break;
       }
-      for (ir::NodeId succ : fn.nodes[id].succs) {
-        const bool grew = in[succ].mergeFrom(state);
-        if ((grew || !reached[succ]) && !queued[succ]) {
-          queued[succ] = true;
-          work.push_back(succ);
-        }
-        reached[succ] = true;
+      return out;
+    }
+    // Whether the backward() `event`, reached with `in`, differentiates an evaluation output.
+    bool consumes(const ir::Event& event, const EvalOutputs& in) const {
+      if (!event.var.empty()) return in.outputs.count(event.var.str()) > 0;
+      if (!event.sources().deps.empty()) return readsOutputs(in, event.sources().deps);
+      // A value with no name nor known sources (C++: `model->forward(x).sum().backward()`)
+      // while the model still evaluates: taken for one that consumes the evaluation, rather
+      // than report a loop that may be trained on.
+      return in.evalMode;
+    }
+
+  private:
+    bool isModel(std::string_view name) const {
+      return name == model_ ||
+             (name.starts_with(model_) && name.substr(model_.size()) == ".forward");
+    }
+    bool readsOutputs(const EvalOutputs& in, const std::vector<ir::InternedString>& deps) const {
+      return std::any_of(deps.begin(), deps.end(), [&](const ir::InternedString& dep) {
+        return (in.evalMode && isModel(dep.str())) || in.outputs.count(dep.str()) > 0;
+      });
+    }
+    const std::string& model_;
+  };
+
+  static bool trainsOnEvalOutputs(const ir::FunctionIR& fn, const std::string& model) {
+    EvalOutputsAnalysis analysis(model);
+    const auto flow = ir::solveForward(fn, analysis);
+    for (ir::NodeId id = 0; id < fn.nodes.size(); ++id) {
+      if (flow.reached[id] && fn.nodes[id].event.kind == ir::EventKind::Backward &&
+          analysis.consumes(fn.nodes[id].event, flow.in[id])) {
+        return true;
       }
     }
     return false;
