@@ -94,6 +94,38 @@ ir::SourceRange rangeFromJson(const ordered_json& value) {
 }
 
 // A summary's `decorator` entry (as summariesToText writes it); false when it is malformed.
+// Module-mode targets (FunctionSummary::evaluatesArgs, ...): [{"arg": 1, "param": "model",
+// "path": ".net"}], or {"receiver": true, ...} for a method's receiver.
+ordered_json moduleArgumentsToJson(const std::vector<ir::ModuleArgument>& targets) {
+  ordered_json list = ordered_json::array();
+  for (const ir::ModuleArgument& target : targets) {
+    ordered_json entry = target.argument < 0 ? ordered_json{{"receiver", true}}
+                                             : ordered_json{{"arg", target.argument}};
+    if (!target.param.empty()) entry["param"] = target.param;
+    if (!target.path.empty()) entry["path"] = target.path;
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+std::vector<ir::ModuleArgument> moduleArgumentsFromJson(const ordered_json& item,
+                                                        const char* key) {
+  std::vector<ir::ModuleArgument> targets;
+  const auto found = item.find(key);
+  if (found == item.end()) return targets;
+  for (const ordered_json& entry : *found) {
+    ir::ModuleArgument target;
+    target.argument = entry.value("receiver", false)
+                          ? -1
+                          : wholeNumber<int32_t>(entry.at("arg"), "a module argument's `arg`");
+    target.param = entry.value("param", "");
+    target.path = entry.value("path", "");
+    targets.push_back(std::move(target));
+  }
+  std::sort(targets.begin(), targets.end());
+  return targets;
+}
+
 bool readDecoratorRegion(const ordered_json& entry, ir::DecoratorRegion& region) {
   if (!entry.is_object()) return false;
   const std::string use = entry.value("use", "");
@@ -169,6 +201,23 @@ std::string summariesToText(const ir::SummaryTable& table,
       item["returns_offloaded"] = summary.returnedMayOffload  ? "may_offload"
                                   : summary.returnedDeviceMap ? "device_map"
                                                               : "hooks";
+    }
+    if (!summary.evaluatesArgs.empty()) {
+      item["evaluates"] = moduleArgumentsToJson(summary.evaluatesArgs);
+      if (!summary.evalPath.empty()) {
+        item["evaluation"] = {{"path", relative(summary.evalPath)},
+                              {"range", rangeToJson(summary.evalRange)}};
+      }
+    }
+    if (!summary.trainModeArgs.empty()) {
+      item["sets_train_mode"] = moduleArgumentsToJson(summary.trainModeArgs);
+    }
+    if (!summary.trainsArgs.empty()) {
+      item["trains"] = moduleArgumentsToJson(summary.trainsArgs);
+      if (!summary.trainPath.empty()) {
+        item["training"] = {{"path", relative(summary.trainPath)},
+                            {"range", rangeToJson(summary.trainRange)}};
+      }
     }
     if (!summary.togglePath.empty()) {
       ordered_json toggle = {{"path", relative(summary.togglePath)},
@@ -257,6 +306,17 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
         summary.returnsOffloaded = true;
         summary.returnedMayOffload = how == "may_offload";
         summary.returnedDeviceMap = how != "hooks";
+      }
+      summary.evaluatesArgs = moduleArgumentsFromJson(item, "evaluates");
+      summary.trainModeArgs = moduleArgumentsFromJson(item, "sets_train_mode");
+      summary.trainsArgs = moduleArgumentsFromJson(item, "trains");
+      if (const auto evaluation = item.find("evaluation"); evaluation != item.end()) {
+        summary.evalPath = evaluation->at("path").get<std::string>();
+        summary.evalRange = rangeFromJson(evaluation->at("range"));
+      }
+      if (const auto training = item.find("training"); training != item.end()) {
+        summary.trainPath = training->at("path").get<std::string>();
+        summary.trainRange = rangeFromJson(training->at("range"));
       }
       if (const auto toggle = item.find("toggle"); toggle != item.end()) {
         summary.togglePath = toggle->at("path").get<std::string>();

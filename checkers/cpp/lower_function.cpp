@@ -498,6 +498,7 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
   } else if (name == "eval" &&
              (derivesFrom(owner, kModuleClass) || derivesFrom(owner, kScriptModuleClass))) {
     event.kind = EventKind::Eval;
+    event.moduleMode = true;
   } else if (name == "train" &&
              (derivesFrom(owner, kModuleClass) || derivesFrom(owner, kScriptModuleClass))) {
     // `train()` / `train(true)` trains, `train(false)` evaluates, `train(flag)` is unknown.
@@ -505,6 +506,7 @@ bool UnitLowerer::lowerTrainingCall(const clang::CallExpr* call) {
         call->getNumArgs() > 0 ? modeArgument(call->getArg(0)) : ir::GradValue::Enabled;
     if (mode == ir::GradValue::Unknown) return false;
     event.kind = mode == ir::GradValue::Enabled ? EventKind::Train : EventKind::Eval;
+    event.moduleMode = true;
   } else {
     return false;
   }

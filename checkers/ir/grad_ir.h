@@ -171,6 +171,9 @@ struct Event {
   bool guardNotCalled = false;  // EnterGuard: `with torch.no_grad:` (the class, not an instance)
   bool guardTemporary = false;  // EnterGuard (C++): an unnamed temporary `T();`, destroyed (and
                                 // so exited) at the end of its statement
+  // Train/Eval: the module's mode switch (`.train()`, `.eval()`, `.train(False)`), as opposed to
+  // making it trainable (`requires_grad_()`, an optimizer over its parameters).
+  bool moduleMode = false;
   // EnterGuard/ExitGuard (guard Other) of a decorator `callee` that is no grad-mode API: the
   // region its summary says it wraps the function in, if it is applied as that summary says.
   DecoratorUse decoratorUse = DecoratorUse::None;

@@ -33,7 +33,10 @@ bool SummaryTable::update(const std::string& qualifiedName, const FunctionSummar
                        old.restoresOuterMode != summary.restoresOuterMode ||
                        old.contextClass != summary.contextClass ||
                        old.exitKeepsMode != summary.exitKeepsMode ||
-                       old.decoratorRegion != summary.decoratorRegion;
+                       old.decoratorRegion != summary.decoratorRegion ||
+                       old.evaluatesArgs != summary.evaluatesArgs ||
+                       old.trainModeArgs != summary.trainModeArgs ||
+                       old.trainsArgs != summary.trainsArgs;
   old = summary;
   return changed;
 }

@@ -13,6 +13,17 @@
 namespace gradlint::ir {
 
 // What a call to a function does to its caller's grad mode.
+// A module a function acts on, as its caller names it: argument `argument` (-1: the receiver of a
+// method call; `param`: the parameter's name, for keyword arguments) and an attribute path
+// below it (".model" for `self.model`, "" for the argument itself).
+struct ModuleArgument {
+  int32_t argument = 0;
+  std::string param;
+  std::string path;
+  bool operator==(const ModuleArgument&) const = default;
+  auto operator<=>(const ModuleArgument&) const = default;
+};
+
 struct FunctionSummary {
   bool mayLeaveDisabled = false; // some return leaves a toggle of its own in effect
   bool mayLeaveInherited = true; // some return leaves the caller's mode as it was
@@ -71,12 +82,26 @@ struct FunctionSummary {
   // Used as a decorator (`@f`, or `@f(...)` for a factory), it runs the decorated function in
   // this grad-mode region: `return torch.no_grad()(fn)`, or a wrapper calling `fn` in one.
   DecoratorRegion decoratorRegion;
+  // Module mode (checkers/ir/module_mode.h), sorted: the modules it leaves in evaluation mode
+  // after an evaluation pass (`model.eval()` then calls under no_grad), those it leaves in
+  // training mode on every path (`model.train()`), and those it trains (a backward through
+  // their outputs, then an optimizer step) in whatever mode its caller left them.
+  std::vector<ModuleArgument> evaluatesArgs;
+  std::vector<ModuleArgument> trainModeArgs;
+  std::vector<ModuleArgument> trainsArgs;
+  // The `eval()` behind evaluatesArgs and the forward behind trainsArgs (through helpers, the
+  // innermost), for related locations in the caller's report.
+  std::string evalPath;
+  SourceRange evalRange;
+  std::string trainPath;
+  SourceRange trainRange;
 
   // Whether a call to the function changes anything its caller's analysis sees.
   bool affectsCallers() const {
     return mayLeaveDisabled || !mayLeaveInherited || returnsSavedMode || !restoresArgs.empty() ||
            resetsGradients || !offloadsArgs.empty() || returnsOffloaded || restoresOuterMode ||
-           contextClass || decoratorRegion.use != DecoratorUse::None;
+           contextClass || decoratorRegion.use != DecoratorUse::None || !evaluatesArgs.empty() ||
+           !trainModeArgs.empty() || !trainsArgs.empty();
   }
 };
 

@@ -1,5 +1,7 @@
 #include "checkers/ir/summaries.h"
 
+#include "checkers/ir/module_mode.h"
+
 #include "checkers/ir/placement.h"
 
 #include <algorithm>
@@ -22,7 +24,12 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
     case EventKind::RestoreGrad:
     case EventKind::RestoreArg:
     case EventKind::ZeroGrad:
-    case EventKind::Offload: return true;
+    case EventKind::Offload:
+    case EventKind::Backward: return true; // module mode: it may train what the caller passes
+    case EventKind::Eval:
+    case EventKind::Train:
+      if (node.event.moduleMode) return true;
+      break;
     case EventKind::Call:
       if (!node.event.callee.empty() && table.find(node.event.callee) != nullptr) return true;
       break;
@@ -34,7 +41,8 @@ bool touchesGradMode(const FunctionIR& fn, const SummaryTable& table) {
 
 bool touchesGradMode(const UnitDigest& digest, const SummaryTable& table) {
   for (const EventKind kind : {EventKind::SetGrad, EventKind::SaveGrad, EventKind::RestoreGrad,
-                               EventKind::RestoreArg, EventKind::ZeroGrad, EventKind::Offload}) {
+                               EventKind::RestoreArg, EventKind::ZeroGrad, EventKind::Offload,
+                               EventKind::Backward, EventKind::Eval}) {
     if (digest.has(kind)) return true;
   }
   return std::any_of(digest.calls.begin(), digest.calls.end(), [&](const UnitDigest::Call& call) {
@@ -299,6 +307,7 @@ FunctionSummary summarize(const FunctionIR& fn, const GradStateReport& report,
   }
   if (!anyReturn) summary.mayLeaveInherited = true; // always raises: no effect on callers
   summarizeOffloads(fn, table, path, summary);
+  summarizeModuleMode(fn, table, path, summary);
   summary.decoratorRegion = fn.decoratorRegion;
   std::sort(summary.restoresArgs.begin(), summary.restoresArgs.end());
   for (const int param : summary.restoresArgs) {

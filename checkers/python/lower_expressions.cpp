@@ -805,6 +805,7 @@ bool UnitLowerer::lowerTrainingCall(TSNode call, TSNode function, const std::str
     if (method == "train" && !noArguments && mode == ir::GradValue::Unknown) return false;
     event.kind = method == "eval" || mode == ir::GradValue::Disabled ? EventKind::Eval
                                                                      : EventKind::Train;
+    event.moduleMode = true;
     event.var = std::string(receiverText);
   } else {
     return false;
