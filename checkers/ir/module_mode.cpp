@@ -185,6 +185,14 @@ public:
     } else {
       for (const InternedString& dep : event.sources().deps) collect(dep.str());
     }
+    // `model(x).sum().backward()`: the module's call inside the backward's own expression.
+    for (const ModuleOutput& output : fact.outputs) {
+      if (!output.name.empty() || output.forward == kNoNode) continue;
+      const SourceRange& call = fn_.nodes[output.forward].event.range;
+      if (call.startByte >= event.range.startByte && call.endByte <= event.range.endByte) {
+        found.push_back(&output);
+      }
+    }
     return found;
   }
 
@@ -246,10 +254,12 @@ private:
     // `out = model(x)` lowers to the call (its target `out`) and then this definition: keep what
     // the call made, pointing at the call.
     for (const ModuleOutput& output : in.outputs) {
-      if (output.name != target || output.forward == kNoNode) continue;
+      // Also a call nested in the value (`loss_fn(model(x), y)`): made with no name.
+      if ((output.name != target && !output.name.empty()) || output.forward == kNoNode) continue;
       const SourceRange& call = fn_.nodes[output.forward].event.range;
       if (call.startByte >= event.range.startByte && call.endByte <= event.range.endByte) {
         made.push_back(output);
+        made.back().name = target;
       }
     }
     for (const InternedString& dep : event.sources().deps) {
@@ -272,6 +282,7 @@ private:
       }
     }
     forget(out, target);
+    std::erase_if(out.outputs, [](const ModuleOutput& o) { return o.name.empty(); });
     for (const ModuleOutput& output : made) addOutput(out, output);
   }
 
@@ -305,9 +316,11 @@ private:
       }
       return;
     }
-    if (modes != 0 && !event.var.empty()) {
+    if (modes != 0) {
+      // With no target, the call is nested in an expression: its output has no name until the
+      // assignment around it (or the backward) takes it.
       const TrackedModule* tracked = find(in, module);
-      forget(out, event.var.str());
+      if (!event.var.empty()) forget(out, event.var.str());
       addOutput(out, {event.var.str(), module, modes, id,
                       tracked != nullptr ? tracked->evaluation : kNoNode});
     }
