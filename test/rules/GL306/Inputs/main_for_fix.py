@@ -1,5 +1,5 @@
-from pkg.evaluation import evaluate
-from pkg.training import train_one_epoch, train_one_epoch_fixed
+from gl306pkg.evaluation import evaluate
+from gl306pkg.training import train_one_epoch, train_one_epoch_fixed
 
 
 def run(model, train_loader, val_loader, loss_fn, optimizer):
