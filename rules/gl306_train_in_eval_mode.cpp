@@ -1,8 +1,7 @@
-// GL306 train-in-eval-mode (preview): an evaluation pass puts a module in
-// evaluation mode (`eval()`, then calls with grad disabled), and the module is
-// then trained (a backward through its outputs, then an optimizer step) with no
-// `train()` in between: dropout stays off and batch-norm stops using batch
-// statistics. Nothing raises; the model only trains worse.
+// GL306 train-in-eval-mode (preview): an evaluation pass puts a module in evaluation mode (`eval()`, then
+// calls with grad disabled), and the module is then trained (a backward through its outputs,
+// then an optimizer step) with no `train()` in between: dropout stays off and batch-norm stops
+// using batch statistics. Nothing raises; the model only trains worse.
 #include "checkers/ir/module_mode.h"
 #include "rules/fix_support.h"
 #include "rules/rule.h"
@@ -15,110 +14,84 @@
 namespace gradlint::rules {
 namespace {
 
-// The statement around the node at `range` when it starts its line directly in
-// a block: a new statement can go on the line before it, at the same
-// indentation.
-TSNode statementStartingLine(const FixSyntax &syntax,
-                             const ir::SourceRange &range) {
+// The statement around the node at `range` when it starts its line directly in a block: a new
+// statement can go on the line before it, at the same indentation.
+TSNode statementStartingLine(const FixSyntax& syntax, const ir::SourceRange& range) {
   TSNode node = syntax.nodeAt(range);
   while (!ts_node_is_null(node)) {
     const TSNode parent = ts_node_parent(node);
-    if (ts_node_is_null(parent))
-      return parent;
+    if (ts_node_is_null(parent)) return parent;
     const std::string_view type = ts_node_type(parent);
-    if (type == "block" || type == "module")
-      break;
+    if (type == "block" || type == "module") break;
     node = parent;
   }
-  if (ts_node_is_null(node))
-    return node;
+  if (ts_node_is_null(node)) return node;
   const std::string_view text = std::string_view(syntax.source().bytes());
   const uint32_t start = ts_node_start_byte(node);
   uint32_t lineStart = start;
-  while (lineStart > 0 && text[lineStart - 1] != '\n')
-    --lineStart;
+  while (lineStart > 0 && text[lineStart - 1] != '\n') --lineStart;
   for (uint32_t i = lineStart; i < start; ++i) {
-    if (text[i] != ' ' && text[i] != '\t')
-      return TSNode{};
+    if (text[i] != ' ' && text[i] != '\t') return TSNode{};
   }
   return node;
 }
 
 // `model.train()` on the line before the statement that trains it.
-std::optional<Fix> trainModeFix(const FixSyntax &syntax,
-                                const ir::SourceRange &training,
-                                const std::string &module) {
+std::optional<Fix> trainModeFix(const FixSyntax& syntax, const ir::SourceRange& training,
+                                const std::string& module) {
   const TSNode statement = statementStartingLine(syntax, training);
-  if (ts_node_is_null(statement))
-    return std::nullopt;
+  if (ts_node_is_null(statement)) return std::nullopt;
   const std::string_view text = std::string_view(syntax.source().bytes());
   const uint32_t start = ts_node_start_byte(statement);
   uint32_t lineStart = start;
-  while (lineStart > 0 && text[lineStart - 1] != '\n')
-    --lineStart;
+  while (lineStart > 0 && text[lineStart - 1] != '\n') --lineStart;
   const std::string indentation(text.substr(lineStart, start - lineStart));
   Fix fix;
   fix.message = fmt::format("Call `{}.train()` before training it", module);
-  fix.edits.push_back(
-      Edit{lineStart, lineStart, indentation + module + ".train()\n"});
+  fix.edits.push_back(Edit{lineStart, lineStart, indentation + module + ".train()\n"});
   return fix;
 }
 
 class TrainInEvalMode final : public Rule {
 public:
-  const RuleInfo &info() const override {
+  const RuleInfo& info() const override {
     static constexpr RuleInfo kInfo{
         "GL306", "train-in-eval-mode",
-        "a module left in evaluation mode by an evaluation pass is trained "
-        "without train()",
+        "a module left in evaluation mode by an evaluation pass is trained without train()",
         Severity::Warning, /*preview=*/true};
     return kInfo;
   }
-  std::vector<std::string_view> markers() const override {
-    return {".eval(", ".train("};
-  }
-  // A training helper has no mode switch of its own: its summary says it trains
-  // its argument.
-  std::vector<std::string_view> wordMarkers() const override {
-    return {"backward"};
-  }
+  std::vector<std::string_view> markers() const override { return {".eval(", ".train("}; }
+  // A training helper has no mode switch of its own: its summary says it trains its argument.
+  std::vector<std::string_view> wordMarkers() const override { return {"backward"}; }
 
-  void check(RuleContext &context) const override {
-    const ir::ModuleIR &module = context.module();
+  void check(RuleContext& context) const override {
+    const ir::ModuleIR& module = context.module();
     std::unique_ptr<FixSyntax> syntax; // parsed on the first fix only
-    for (const ir::FunctionIR &fn : module.units) {
-      const ir::ModuleModeReport report =
-          ir::analyzeModuleMode(fn, context.summaries());
-      for (const ir::TrainingInEvalMode &training : report.trainings) {
-        const ir::Event &trained = fn.nodes[training.training].event;
+    for (const ir::FunctionIR& fn : module.units) {
+      const ir::ModuleModeReport report = ir::analyzeModuleMode(fn, context.summaries());
+      for (const ir::TrainingInEvalMode& training : report.trainings) {
+        const ir::Event& trained = fn.nodes[training.training].event;
         Diagnostic diagnostic = makeDiagnostic(trained.range);
         diagnostic.message = fmt::format(
-            "`{}` is trained while still in evaluation mode: dropout stays off "
-            "and batch-norm "
+            "`{}` is trained while still in evaluation mode: dropout stays off and batch-norm "
             "uses its running statistics instead of the batch's, with no error",
             training.module);
         diagnostic.help = fmt::format(
-            "call `{0}{1}train()` after the evaluation pass, before training "
-            "resumes (at the "
+            "call `{0}{1}train()` after the evaluation pass, before training resumes (at the "
             "top of each training epoch)",
             training.module, module.language == ir::Language::Cpp ? "->" : ".");
         addEvaluation(context, fn, training, diagnostic);
-        if (const ir::FunctionSummary *trainer =
-                context.summaries().findFor(trained);
+        if (const ir::FunctionSummary* trainer = context.summaries().findFor(trained);
             trainer != nullptr && !trainer->trainPath.empty()) {
           diagnostic.related.push_back(
-              {trainer->trainPath == module.path ? std::string()
-                                                 : trainer->trainPath,
+              {trainer->trainPath == module.path ? std::string() : trainer->trainPath,
                trainer->trainRange,
-               fmt::format("`{}()` trains it here, in the mode its caller left",
-                           trained.spelled)});
+               fmt::format("`{}()` trains it here, in the mode its caller left", trained.spelled)});
         }
-        if (module.language == ir::Language::Python &&
-            context.source() != nullptr) {
-          if (!syntax)
-            syntax = std::make_unique<FixSyntax>(*context.source());
-          diagnostic.fix =
-              trainModeFix(*syntax, trained.range, training.module);
+        if (module.language == ir::Language::Python && context.source() != nullptr) {
+          if (!syntax) syntax = std::make_unique<FixSyntax>(*context.source());
+          diagnostic.fix = trainModeFix(*syntax, trained.range, training.module);
         }
         context.report(std::move(diagnostic));
       }
@@ -126,29 +99,24 @@ public:
   }
 
 private:
-  static void addEvaluation(RuleContext &context, const ir::FunctionIR &fn,
-                            const ir::TrainingInEvalMode &training,
-                            Diagnostic &diagnostic) {
-    if (training.evaluation == ir::kNoNode)
-      return;
-    const ir::Event &evaluation = fn.nodes[training.evaluation].event;
+  static void addEvaluation(RuleContext& context, const ir::FunctionIR& fn,
+                            const ir::TrainingInEvalMode& training, Diagnostic& diagnostic) {
+    if (training.evaluation == ir::kNoNode) return;
+    const ir::Event& evaluation = fn.nodes[training.evaluation].event;
     if (evaluation.kind != ir::EventKind::Call) {
       diagnostic.related.push_back(
           {std::string(), evaluation.range,
-           fmt::format("`{}` is put in evaluation mode here",
-                       training.module)});
+           fmt::format("`{}` is put in evaluation mode here", training.module)});
       return;
     }
     diagnostic.related.push_back(
         {std::string(), evaluation.range,
-         fmt::format("`{}()` leaves `{}` in evaluation mode",
-                     evaluation.spelled, training.module)});
-    const ir::FunctionSummary *evaluator =
-        context.summaries().findFor(evaluation);
+         fmt::format("`{}()` leaves `{}` in evaluation mode", evaluation.spelled,
+                     training.module)});
+    const ir::FunctionSummary* evaluator = context.summaries().findFor(evaluation);
     if (evaluator != nullptr && !evaluator->evalPath.empty()) {
       diagnostic.related.push_back(
-          {evaluator->evalPath == context.module().path ? std::string()
-                                                        : evaluator->evalPath,
+          {evaluator->evalPath == context.module().path ? std::string() : evaluator->evalPath,
            evaluator->evalRange, "evaluation mode is set here"});
     }
   }

@@ -9,15 +9,12 @@
 namespace gradlint::ir {
 namespace {
 
-// The modes a module may be in at a point, as the union over the paths reaching
-// it.
+// The modes a module may be in at a point, as the union over the paths reaching it.
 enum ModeBit : uint8_t {
-  kCallerMode = 1, // a parameter (or an attribute of one) in whatever mode the
-                   // caller left it
+  kCallerMode = 1, // a parameter (or an attribute of one) in whatever mode the caller left it
   kTrainMode = 2,  // `train()` ran
   kEvalMode = 4,   // `eval()` ran, and no evaluation pass yet
-  kEvaluated =
-      8, // `eval()` ran and the module was then evaluated with grad disabled
+  kEvaluated = 8,  // `eval()` ran and the module was then evaluated with grad disabled
 };
 
 struct TrackedModule {
@@ -26,8 +23,7 @@ struct TrackedModule {
   NodeId evaluation = kNoNode;
 };
 
-// A name holding what a module computed with grad enabled, in the modes it may
-// have been in.
+// A name holding what a module computed with grad enabled, in the modes it may have been in.
 struct ModuleOutput {
   std::string name;
   std::string module;
@@ -42,57 +38,48 @@ struct ModeFact {
 };
 
 bool isAttributeOf(std::string_view path, std::string_view base) {
-  return path.size() > base.size() && path.starts_with(base) &&
-         path[base.size()] == '.';
+  return path.size() > base.size() && path.starts_with(base) && path[base.size()] == '.';
 }
 
 // The module a call runs: `model(x)`, `model.forward(x)`, `model->forward(x)`.
-std::string_view calledModule(const Event &event) {
+std::string_view calledModule(const Event& event) {
   std::string_view spelled = event.spelled.str();
   for (std::string_view suffix : {".forward", "->forward"}) {
-    if (spelled.ends_with(suffix))
-      return spelled.substr(0, spelled.size() - suffix.size());
+    if (spelled.ends_with(suffix)) return spelled.substr(0, spelled.size() - suffix.size());
   }
   return spelled;
 }
 
 // The receiver of a method call as written (`self` of `self.validate`), or "".
-std::string_view receiverOf(const Event &event) {
+std::string_view receiverOf(const Event& event) {
   const std::string_view spelled = event.spelled.str();
   const size_t dot = spelled.rfind('.');
-  return dot == std::string_view::npos ? std::string_view()
-                                       : spelled.substr(0, dot);
+  return dot == std::string_view::npos ? std::string_view() : spelled.substr(0, dot);
 }
 
-// The name a call's argument `target` has in the caller, or "" when it is no
-// plain name.
-std::string argumentName(const Event &call, const ModuleArgument &target) {
+// The name a call's argument `target` has in the caller, or "" when it is no plain name.
+std::string argumentName(const Event& call, const ModuleArgument& target) {
   std::string base;
   if (target.argument < 0) {
     base = std::string(receiverOf(call));
-  } else if (static_cast<size_t>(target.argument) <
-             call.call().argVars.size()) {
+  } else if (static_cast<size_t>(target.argument) < call.call().argVars.size()) {
     base = call.call().argVars[static_cast<size_t>(target.argument)].str();
   }
   if (base.empty() && !target.param.empty()) {
-    for (const auto &[name, var] : call.call().keywordVars) {
-      if (name == target.param)
-        base = var.str();
+    for (const auto& [name, var] : call.call().keywordVars) {
+      if (name == target.param) base = var.str();
     }
   }
-  if (base.empty())
-    return {};
+  if (base.empty()) return {};
   return base + target.path;
 }
 
 class ModeAnalysis {
 public:
-  ModeAnalysis(const FunctionIR &fn, const SummaryTable &table)
-      : fn_(fn), table_(table) {
-    // The lowering drops a method's `self` from its parameters (call arguments
-    // line up).
+  ModeAnalysis(const FunctionIR& fn, const SummaryTable& table) : fn_(fn), table_(table) {
+    // The lowering drops a method's `self` from its parameters (call arguments line up).
     method_ = !fn.className.empty() && !fn.hasDecorator("staticmethod");
-    for (const Node &node : fn.nodes) {
+    for (const Node& node : fn.nodes) {
       if (node.event.kind == EventKind::Call && !node.event.spelled.empty()) {
         called_.emplace_back(calledModule(node.event));
       }
@@ -102,88 +89,71 @@ public:
   }
 
   ModeFact entryFact() const { return {}; }
-  bool join(ModeFact &into, const ModeFact &from) const {
+  bool join(ModeFact& into, const ModeFact& from) const {
     bool changed = false;
-    for (const TrackedModule &module : from.modules) {
-      auto it = std::lower_bound(
-          into.modules.begin(), into.modules.end(), module.name,
-          [](const TrackedModule &m, const std::string &n) {
-            return m.name < n;
-          });
+    for (const TrackedModule& module : from.modules) {
+      auto it = std::lower_bound(into.modules.begin(), into.modules.end(), module.name,
+                                 [](const TrackedModule& m, const std::string& n) {
+                                   return m.name < n;
+                                 });
       if (it == into.modules.end() || it->name != module.name) {
-        // Absent on the other path: the default there (a parameter's caller
-        // mode).
+        // Absent on the other path: the default there (a parameter's caller mode).
         TrackedModule merged = module;
         merged.modes |= defaultModes(module.name);
         into.modules.insert(it, std::move(merged));
         changed = true;
       } else if ((it->modes | module.modes) != it->modes) {
         it->modes |= module.modes;
-        if (it->evaluation == kNoNode)
-          it->evaluation = module.evaluation;
+        if (it->evaluation == kNoNode) it->evaluation = module.evaluation;
         changed = true;
       }
     }
-    for (TrackedModule &module : into.modules) {
+    for (TrackedModule& module : into.modules) {
       const bool inFrom = std::binary_search(
           from.modules.begin(), from.modules.end(), module,
-          [](const TrackedModule &a, const TrackedModule &b) {
-            return a.name < b.name;
-          });
+          [](const TrackedModule& a, const TrackedModule& b) { return a.name < b.name; });
       const uint8_t fallback = defaultModes(module.name);
       if (!inFrom && (module.modes | fallback) != module.modes) {
         module.modes |= fallback;
         changed = true;
       }
     }
-    for (const ModuleOutput &output : from.outputs)
-      changed |= addOutput(into, output);
+    for (const ModuleOutput& output : from.outputs) changed |= addOutput(into, output);
     return changed;
   }
-  ModeFact exceptionFact(NodeId, const Node &, const ModeFact &in) const {
-    return in;
-  }
+  ModeFact exceptionFact(NodeId, const Node&, const ModeFact& in) const { return in; }
 
-  ModeFact transfer(NodeId id, const Node &node, const ModeFact &in) const {
-    const Event &event = node.event;
+  ModeFact transfer(NodeId id, const Node& node, const ModeFact& in) const {
+    const Event& event = node.event;
     ModeFact out = in;
     switch (event.kind) {
     case EventKind::Eval:
-      if (event.moduleMode)
-        setModes(out, event.var.str(), kEvalMode, id, /*withAttributes=*/true);
+      if (event.moduleMode) setModes(out, event.var.str(), kEvalMode, id, /*withAttributes=*/true);
       break;
     case EventKind::Train:
-      if (event.moduleMode)
-        setModes(out, event.var.str(), kTrainMode, id, true);
+      if (event.moduleMode) setModes(out, event.var.str(), kTrainMode, id, true);
       break;
-    case EventKind::Assign:
-      assign(out, in, event, id);
-      break;
-    case EventKind::Call:
-      call(out, in, event, id);
-      break;
-    default:
-      break;
+    case EventKind::Assign: assign(out, in, event, id); break;
+    case EventKind::Call: call(out, in, event, id); break;
+    default: break;
     }
     return out;
   }
 
   // The modes `name` may be in under `fact`.
-  uint8_t modesOf(const ModeFact &fact, std::string_view name) const {
-    const TrackedModule *module = find(fact, name);
+  uint8_t modesOf(const ModeFact& fact, std::string_view name) const {
+    const TrackedModule* module = find(fact, name);
     return module != nullptr ? module->modes : defaultModes(name);
   }
-  const TrackedModule *find(const ModeFact &fact, std::string_view name) const {
-    auto it = std::lower_bound(fact.modules.begin(), fact.modules.end(), name,
-                               [](const TrackedModule &m, std::string_view n) {
-                                 return std::string_view(m.name) < n;
-                               });
+  const TrackedModule* find(const ModeFact& fact, std::string_view name) const {
+    auto it = std::lower_bound(
+        fact.modules.begin(), fact.modules.end(), name,
+        [](const TrackedModule& m, std::string_view n) { return std::string_view(m.name) < n; });
     return it != fact.modules.end() && it->name == name ? &*it : nullptr;
   }
 
-  // The caller's name of a module this unit names `name`: a parameter, or an
-  // attribute of one.
-  bool callerArgument(std::string_view name, ModuleArgument &argument) const {
+  // The caller's name of a module this unit names `name`: a parameter, or an attribute of one.
+  bool callerArgument(std::string_view name, ModuleArgument& argument) const {
     constexpr std::string_view kReceiver = "self";
     if (method_ && (name == kReceiver || isAttributeOf(name, kReceiver))) {
       argument.argument = -1;
@@ -192,9 +162,8 @@ public:
       return true;
     }
     for (size_t i = 0; i < fn_.params.size(); ++i) {
-      const std::string &param = fn_.params[i];
-      if (param == "*" || !(name == param || isAttributeOf(name, param)))
-        continue;
+      const std::string& param = fn_.params[i];
+      if (param == "*" || !(name == param || isAttributeOf(name, param))) continue;
       argument.argument = static_cast<int32_t>(i);
       argument.param = param;
       argument.path = std::string(name.substr(param.size()));
@@ -204,29 +173,23 @@ public:
   }
 
   // The outputs `event` (a backward) differentiates.
-  std::vector<const ModuleOutput *> consumed(const ModeFact &fact,
-                                             const Event &event) const {
-    std::vector<const ModuleOutput *> found;
+  std::vector<const ModuleOutput*> consumed(const ModeFact& fact, const Event& event) const {
+    std::vector<const ModuleOutput*> found;
     auto collect = [&](std::string_view name) {
-      for (const ModuleOutput &output : fact.outputs) {
-        if (output.name == name)
-          found.push_back(&output);
+      for (const ModuleOutput& output : fact.outputs) {
+        if (output.name == name) found.push_back(&output);
       }
     };
     if (!event.var.empty()) {
       collect(event.var.str());
     } else {
-      for (const InternedString &dep : event.sources().deps)
-        collect(dep.str());
+      for (const InternedString& dep : event.sources().deps) collect(dep.str());
     }
-    // `model(x).sum().backward()`: the module's call inside the backward's own
-    // expression.
-    for (const ModuleOutput &output : fact.outputs) {
-      if (!output.name.empty() || output.forward == kNoNode)
-        continue;
-      const SourceRange &call = fn_.nodes[output.forward].event.range;
-      if (call.startByte >= event.range.startByte &&
-          call.endByte <= event.range.endByte) {
+    // `model(x).sum().backward()`: the module's call inside the backward's own expression.
+    for (const ModuleOutput& output : fact.outputs) {
+      if (!output.name.empty() || output.forward == kNoNode) continue;
+      const SourceRange& call = fn_.nodes[output.forward].event.range;
+      if (call.startByte >= event.range.startByte && call.endByte <= event.range.endByte) {
         found.push_back(&output);
       }
     }
@@ -239,174 +202,143 @@ private:
     return callerArgument(name, unused) ? kCallerMode : 0;
   }
 
-  static bool addOutput(ModeFact &fact, const ModuleOutput &output) {
-    auto it = std::lower_bound(
-        fact.outputs.begin(), fact.outputs.end(), output,
-        [](const ModuleOutput &a, const ModuleOutput &b) {
-          return std::tie(a.name, a.module) < std::tie(b.name, b.module);
-        });
-    if (it != fact.outputs.end() && it->name == output.name &&
-        it->module == output.module) {
-      if ((it->modes | output.modes) == it->modes)
-        return false;
+  static bool addOutput(ModeFact& fact, const ModuleOutput& output) {
+    auto it = std::lower_bound(fact.outputs.begin(), fact.outputs.end(), output,
+                               [](const ModuleOutput& a, const ModuleOutput& b) {
+                                 return std::tie(a.name, a.module) < std::tie(b.name, b.module);
+                               });
+    if (it != fact.outputs.end() && it->name == output.name && it->module == output.module) {
+      if ((it->modes | output.modes) == it->modes) return false;
       it->modes |= output.modes;
-      if (it->evaluation == kNoNode)
-        it->evaluation = output.evaluation;
+      if (it->evaluation == kNoNode) it->evaluation = output.evaluation;
       return true;
     }
     fact.outputs.insert(it, output);
     return true;
   }
 
-  void setModes(ModeFact &fact, const std::string &name, uint8_t modes,
-                NodeId at, bool withAttributes) const {
-    if (name.empty())
-      return;
+  void setModes(ModeFact& fact, const std::string& name, uint8_t modes, NodeId at,
+                bool withAttributes) const {
+    if (name.empty()) return;
     bool found = false;
-    for (TrackedModule &module : fact.modules) {
-      // `model.eval()` switches every submodule too; `model.backbone.eval()`
-      // only that one.
-      if (module.name == name ||
-          (withAttributes && isAttributeOf(module.name, name))) {
+    for (TrackedModule& module : fact.modules) {
+      // `model.eval()` switches every submodule too; `model.backbone.eval()` only that one.
+      if (module.name == name || (withAttributes && isAttributeOf(module.name, name))) {
         module.modes = modes;
         module.evaluation = modes & (kEvalMode | kEvaluated) ? at : kNoNode;
         found = found || module.name == name;
       }
     }
-    if (found)
-      return;
-    auto it = std::lower_bound(fact.modules.begin(), fact.modules.end(), name,
-                               [](const TrackedModule &m,
-                                  const std::string &n) { return m.name < n; });
-    fact.modules.insert(
-        it, {name, modes, modes & (kEvalMode | kEvaluated) ? at : kNoNode});
+    if (found) return;
+    auto it = std::lower_bound(
+        fact.modules.begin(), fact.modules.end(), name,
+        [](const TrackedModule& m, const std::string& n) { return m.name < n; });
+    fact.modules.insert(it, {name, modes, modes & (kEvalMode | kEvaluated) ? at : kNoNode});
   }
 
-  // A rebinding makes a new object of the name and of every attribute path
-  // below it.
-  void forget(ModeFact &fact, const std::string &name) const {
-    std::erase_if(fact.outputs, [&](const ModuleOutput &o) {
+  // A rebinding makes a new object of the name and of every attribute path below it.
+  void forget(ModeFact& fact, const std::string& name) const {
+    std::erase_if(fact.outputs, [&](const ModuleOutput& o) {
       return o.name == name || isAttributeOf(o.name, name);
     });
-    for (TrackedModule &module : fact.modules) {
-      if (module.name == name || isAttributeOf(module.name, name))
-        module.modes = 0;
+    for (TrackedModule& module : fact.modules) {
+      if (module.name == name || isAttributeOf(module.name, name)) module.modes = 0;
     }
-    if (defaultModes(name) != 0 && find(fact, name) == nullptr)
-      setModes(fact, name, 0, kNoNode, false);
+    if (defaultModes(name) != 0 && find(fact, name) == nullptr) setModes(fact, name, 0, kNoNode, false);
   }
 
-  void assign(ModeFact &out, const ModeFact &in, const Event &event,
-              NodeId id) const {
-    const std::string &target = event.var.str();
-    if (target.empty())
-      return;
+  void assign(ModeFact& out, const ModeFact& in, const Event& event, NodeId id) const {
+    const std::string& target = event.var.str();
+    if (target.empty()) return;
     std::vector<ModuleOutput> made;
-    // `out = model(x)` lowers to the call (its target `out`) and then this
-    // definition: keep what the call made, pointing at the call.
-    for (const ModuleOutput &output : in.outputs) {
-      // Also a call nested in the value (`loss_fn(model(x), y)`): made with no
-      // name.
-      if ((output.name != target && !output.name.empty()) ||
-          output.forward == kNoNode)
-        continue;
-      const SourceRange &call = fn_.nodes[output.forward].event.range;
-      if (call.startByte >= event.range.startByte &&
-          call.endByte <= event.range.endByte) {
+    // `out = model(x)` lowers to the call (its target `out`) and then this definition: keep what
+    // the call made, pointing at the call.
+    for (const ModuleOutput& output : in.outputs) {
+      // Also a call nested in the value (`loss_fn(model(x), y)`): made with no name.
+      if ((output.name != target && !output.name.empty()) || output.forward == kNoNode) continue;
+      const SourceRange& call = fn_.nodes[output.forward].event.range;
+      if (call.startByte >= event.range.startByte && call.endByte <= event.range.endByte) {
         made.push_back(output);
         made.back().name = target;
       }
     }
-    for (const InternedString &dep : event.sources().deps) {
-      for (const ModuleOutput &output : in.outputs) {
-        if (output.name != dep)
-          continue;
+    for (const InternedString& dep : event.sources().deps) {
+      for (const ModuleOutput& output : in.outputs) {
+        if (output.name != dep) continue;
         ModuleOutput copy = output;
         copy.name = target;
         made.push_back(std::move(copy));
       }
-      // A module called inside the expression (`loss_fn(model(x), y)`): only
-      // names the unit calls are modules, not every parameter read (`for x in
-      // loader`).
+      // A module called inside the expression (`loss_fn(model(x), y)`): only names the unit
+      // calls are modules, not every parameter read (`for x in loader`).
       const uint8_t modes = isCalled(dep.str()) ? modesOf(in, dep.str()) : 0;
-      const bool fromCall =
-          std::any_of(made.begin(), made.end(),
-                      [&](const ModuleOutput &o) { return o.module == dep; });
+      const bool fromCall = std::any_of(made.begin(), made.end(), [&](const ModuleOutput& o) {
+        return o.module == dep;
+      });
       if (modes != 0 && !fromCall && !event.regionDisablesGrad) {
-        const TrackedModule *module = find(in, dep.str());
+        const TrackedModule* module = find(in, dep.str());
         made.push_back({target, dep.str(), modes, id,
                         module != nullptr ? module->evaluation : kNoNode});
       }
     }
     forget(out, target);
-    std::erase_if(out.outputs,
-                  [](const ModuleOutput &o) { return o.name.empty(); });
-    for (const ModuleOutput &output : made)
-      addOutput(out, output);
+    std::erase_if(out.outputs, [](const ModuleOutput& o) { return o.name.empty(); });
+    for (const ModuleOutput& output : made) addOutput(out, output);
   }
 
   bool isCalled(std::string_view name) const {
     return std::binary_search(called_.begin(), called_.end(), name);
   }
 
-  void call(ModeFact &out, const ModeFact &in, const Event &event,
-            NodeId id) const {
-    if (const FunctionSummary *summary = table_.findFor(event)) {
-      for (const ModuleArgument &target : summary->evaluatesArgs) {
+  void call(ModeFact& out, const ModeFact& in, const Event& event, NodeId id) const {
+    if (const FunctionSummary* summary = table_.findFor(event)) {
+      for (const ModuleArgument& target : summary->evaluatesArgs) {
         setModes(out, argumentName(event, target), kEvaluated, id, true);
       }
-      for (const ModuleArgument &target : summary->trainModeArgs) {
+      for (const ModuleArgument& target : summary->trainModeArgs) {
         setModes(out, argumentName(event, target), kTrainMode, id, true);
       }
     }
     const std::string module(calledModule(event));
     const uint8_t modes = module.empty() ? 0 : modesOf(in, module);
     if (event.regionDisablesGrad) {
-      // An evaluation pass: the module, or a helper given it, run with grad
-      // disabled.
-      auto evaluated = [&](const std::string &name) {
-        for (TrackedModule &tracked : out.modules) {
+      // An evaluation pass: the module, or a helper given it, run with grad disabled.
+      auto evaluated = [&](const std::string& name) {
+        for (TrackedModule& tracked : out.modules) {
           if (tracked.name == name && (tracked.modes & kEvalMode) != 0) {
-            tracked.modes =
-                static_cast<uint8_t>((tracked.modes & ~kEvalMode) | kEvaluated);
+            tracked.modes = static_cast<uint8_t>((tracked.modes & ~kEvalMode) | kEvaluated);
           }
         }
       };
-      if (modes != 0)
-        evaluated(module);
-      for (const InternedString &arg : event.call().argVars) {
-        if (!arg.empty())
-          evaluated(arg.str());
+      if (modes != 0) evaluated(module);
+      for (const InternedString& arg : event.call().argVars) {
+        if (!arg.empty()) evaluated(arg.str());
       }
       return;
     }
     if (modes != 0) {
-      // With no target, the call is nested in an expression: its output has no
-      // name until the assignment around it (or the backward) takes it.
-      const TrackedModule *tracked = find(in, module);
-      if (!event.var.empty())
-        forget(out, event.var.str());
+      // With no target, the call is nested in an expression: its output has no name until the
+      // assignment around it (or the backward) takes it.
+      const TrackedModule* tracked = find(in, module);
+      if (!event.var.empty()) forget(out, event.var.str());
       addOutput(out, {event.var.str(), module, modes, id,
                       tracked != nullptr ? tracked->evaluation : kNoNode});
     }
   }
 
-  const FunctionIR &fn_;
-  const SummaryTable &table_;
+  const FunctionIR& fn_;
+  const SummaryTable& table_;
   bool method_ = false;
-  std::vector<std::string>
-      called_; // sorted: the names the unit calls (modules among them)
+  std::vector<std::string> called_; // sorted: the names the unit calls (modules among them)
 };
 
-// Per node: whether an optimizer step is reachable from it (a backward then
-// trains).
-std::vector<bool> reachesStep(const FunctionIR &fn) {
+// Per node: whether an optimizer step is reachable from it (a backward then trains).
+std::vector<bool> reachesStep(const FunctionIR& fn) {
   std::vector<std::vector<NodeId>> predecessors(fn.nodes.size());
   std::deque<NodeId> queue;
   std::vector<bool> reaches(fn.nodes.size(), false);
   for (NodeId id = 0; id < fn.nodes.size(); ++id) {
-    for (NodeId succ : fn.nodes[id].succs)
-      predecessors[succ].push_back(id);
+    for (NodeId succ : fn.nodes[id].succs) predecessors[succ].push_back(id);
     if (fn.nodes[id].exceptionSucc != kNoNode) {
       predecessors[fn.nodes[id].exceptionSucc].push_back(id);
     }
@@ -419,8 +351,7 @@ std::vector<bool> reachesStep(const FunctionIR &fn) {
     const NodeId id = queue.front();
     queue.pop_front();
     for (NodeId pred : predecessors[id]) {
-      if (reaches[pred])
-        continue;
+      if (reaches[pred]) continue;
       reaches[pred] = true;
       queue.push_back(pred);
     }
@@ -428,66 +359,55 @@ std::vector<bool> reachesStep(const FunctionIR &fn) {
   return reaches;
 }
 
-void addSorted(std::vector<ModuleArgument> &into,
-               const ModuleArgument &argument) {
+void addSorted(std::vector<ModuleArgument>& into, const ModuleArgument& argument) {
   auto it = std::lower_bound(into.begin(), into.end(), argument);
-  if (it == into.end() || *it != argument)
-    into.insert(it, argument);
+  if (it == into.end() || *it != argument) into.insert(it, argument);
 }
 
-bool hasModuleModeEffects(const FunctionSummary &summary) {
+bool hasModuleModeEffects(const FunctionSummary& summary) {
   return !summary.evaluatesArgs.empty() || !summary.trainModeArgs.empty() ||
          !summary.trainsArgs.empty();
 }
 
 } // namespace
 
-bool hasModuleModeEvents(const FunctionIR &fn, const SummaryTable &table) {
-  for (const Node &node : fn.nodes) {
-    const Event &event = node.event;
-    if (((event.kind == EventKind::Eval || event.kind == EventKind::Train) &&
-         event.moduleMode) ||
+bool hasModuleModeEvents(const FunctionIR& fn, const SummaryTable& table) {
+  for (const Node& node : fn.nodes) {
+    const Event& event = node.event;
+    if (((event.kind == EventKind::Eval || event.kind == EventKind::Train) && event.moduleMode) ||
         event.kind == EventKind::Backward) {
       return true;
     }
     if (event.kind == EventKind::Call) {
-      const FunctionSummary *summary = table.findFor(event);
-      if (summary != nullptr && hasModuleModeEffects(*summary))
-        return true;
+      const FunctionSummary* summary = table.findFor(event);
+      if (summary != nullptr && hasModuleModeEffects(*summary)) return true;
     }
   }
   return false;
 }
 
-ModuleModeReport analyzeModuleMode(const FunctionIR &fn,
-                                   const SummaryTable &table) {
+ModuleModeReport analyzeModuleMode(const FunctionIR& fn, const SummaryTable& table) {
   ModuleModeReport report;
-  if (fn.entry == kNoNode || !hasModuleModeEvents(fn, table))
-    return report;
+  if (fn.entry == kNoNode || !hasModuleModeEvents(fn, table)) return report;
   ModeAnalysis analysis(fn, table);
   const auto flow = solveForward(fn, analysis);
   std::vector<bool> stepAfter; // computed on the first backward
-  auto addTraining = [&](const std::string &module, NodeId training,
-                         NodeId evaluation) {
+  auto addTraining = [&](const std::string& module, NodeId training, NodeId evaluation) {
     const bool known =
         std::any_of(report.trainings.begin(), report.trainings.end(),
-                    [&](const TrainingInEvalMode &t) {
+                    [&](const TrainingInEvalMode& t) {
                       return t.module == module && t.training == training;
                     });
-    if (!known)
-      report.trainings.push_back({module, training, evaluation});
+    if (!known) report.trainings.push_back({module, training, evaluation});
   };
   for (NodeId id = 0; id < fn.nodes.size(); ++id) {
-    if (!flow.reached[id])
-      continue;
-    const Event &event = fn.nodes[id].event;
-    const ModeFact &in = flow.in[id];
+    if (!flow.reached[id]) continue;
+    const Event& event = fn.nodes[id].event;
+    const ModeFact& in = flow.in[id];
     if (event.kind == EventKind::Backward) {
-      if (stepAfter.empty())
-        stepAfter = reachesStep(fn);
-      if (!stepAfter[id])
-        continue; // a backward for input gradients, not a training step
-      for (const ModuleOutput *output : analysis.consumed(in, event)) {
+      if (stepAfter.empty()) stepAfter = reachesStep(fn);
+      if (!stepAfter[id]) continue; // a backward for input gradients, not a training step
+      for (const ModuleOutput* output : analysis.consumed(in, event)) {
         if ((output->modes & kEvaluated) != 0) {
           addTraining(output->module, output->forward, output->evaluation);
         }
@@ -495,73 +415,61 @@ ModuleModeReport analyzeModuleMode(const FunctionIR &fn,
         if ((output->modes & kCallerMode) != 0 &&
             analysis.callerArgument(output->module, argument)) {
           addSorted(report.trainsArgs, argument);
-          // The earliest forward: the module's own call, before the loss
-          // function's.
+          // The earliest forward: the module's own call, before the loss function's.
           report.trainsAt = std::min(report.trainsAt, output->forward);
         }
       }
     } else if (event.kind == EventKind::Call) {
-      const FunctionSummary *summary = table.findFor(event);
-      if (summary == nullptr)
-        continue;
-      for (const ModuleArgument &target : summary->trainsArgs) {
+      const FunctionSummary* summary = table.findFor(event);
+      if (summary == nullptr) continue;
+      for (const ModuleArgument& target : summary->trainsArgs) {
         const std::string name = argumentName(event, target);
-        if (name.empty())
-          continue;
+        if (name.empty()) continue;
         const uint8_t modes = analysis.modesOf(in, name);
         if ((modes & kEvaluated) != 0) {
-          const auto *tracked = analysis.find(in, name);
-          addTraining(name, id,
-                      tracked != nullptr ? tracked->evaluation : kNoNode);
+          const auto* tracked = analysis.find(in, name);
+          addTraining(name, id, tracked != nullptr ? tracked->evaluation : kNoNode);
         }
         ModuleArgument argument;
-        if ((modes & kCallerMode) != 0 &&
-            analysis.callerArgument(name, argument)) {
+        if ((modes & kCallerMode) != 0 && analysis.callerArgument(name, argument)) {
           addSorted(report.trainsArgs, argument);
-          if (report.trainsAt == kNoNode)
-            report.trainsAt = id;
+          if (report.trainsAt == kNoNode) report.trainsAt = id;
         }
       }
     }
   }
   if (fn.normalExit != kNoNode && flow.reached[fn.normalExit]) {
-    for (const TrackedModule &module : flow.in[fn.normalExit].modules) {
+    for (const TrackedModule& module : flow.in[fn.normalExit].modules) {
       ModuleArgument argument;
-      if (!analysis.callerArgument(module.name, argument))
-        continue;
+      if (!analysis.callerArgument(module.name, argument)) continue;
       if ((module.modes & kEvaluated) != 0) {
         addSorted(report.evaluatesArgs, argument);
-        if (report.evaluatesAt == kNoNode)
-          report.evaluatesAt = module.evaluation;
+        if (report.evaluatesAt == kNoNode) report.evaluatesAt = module.evaluation;
       } else if (module.modes == kTrainMode) {
         addSorted(report.trainModeArgs, argument);
       }
     }
   }
   std::sort(report.trainings.begin(), report.trainings.end(),
-            [](const TrainingInEvalMode &a, const TrainingInEvalMode &b) {
+            [](const TrainingInEvalMode& a, const TrainingInEvalMode& b) {
               return a.training < b.training;
             });
   return report;
 }
 
-void summarizeModuleMode(const FunctionIR &fn, const SummaryTable &table,
-                         const std::string &path, FunctionSummary &summary) {
-  if (fn.params.empty() && fn.className.empty())
-    return; // nothing its caller passes in
+void summarizeModuleMode(const FunctionIR& fn, const SummaryTable& table, const std::string& path,
+                         FunctionSummary& summary) {
+  if (fn.params.empty() && fn.className.empty()) return; // nothing its caller passes in
   const ModuleModeReport report = analyzeModuleMode(fn, table);
   summary.evaluatesArgs = report.evaluatesArgs;
   summary.trainModeArgs = report.trainModeArgs;
   summary.trainsArgs = report.trainsArgs;
   // Point at the innermost cause: through a helper, the helper's own location.
-  auto locate = [&](NodeId at, std::string &where, SourceRange &range,
-                    bool evaluation) {
-    if (at == kNoNode)
-      return;
-    const Event &event = fn.nodes[at].event;
-    const FunctionSummary *inner =
-        event.kind == EventKind::Call ? table.findFor(event) : nullptr;
-    const std::string &innerPath = inner == nullptr ? std::string()
+  auto locate = [&](NodeId at, std::string& where, SourceRange& range, bool evaluation) {
+    if (at == kNoNode) return;
+    const Event& event = fn.nodes[at].event;
+    const FunctionSummary* inner = event.kind == EventKind::Call ? table.findFor(event) : nullptr;
+    const std::string& innerPath = inner == nullptr ? std::string()
                                    : evaluation     ? inner->evalPath
                                                     : inner->trainPath;
     if (!innerPath.empty()) {
@@ -572,10 +480,8 @@ void summarizeModuleMode(const FunctionIR &fn, const SummaryTable &table,
       range = event.range;
     }
   };
-  if (!summary.evaluatesArgs.empty())
-    locate(report.evaluatesAt, summary.evalPath, summary.evalRange, true);
-  if (!summary.trainsArgs.empty())
-    locate(report.trainsAt, summary.trainPath, summary.trainRange, false);
+  if (!summary.evaluatesArgs.empty()) locate(report.evaluatesAt, summary.evalPath, summary.evalRange, true);
+  if (!summary.trainsArgs.empty()) locate(report.trainsAt, summary.trainPath, summary.trainRange, false);
 }
 
 } // namespace gradlint::ir
