@@ -159,6 +159,9 @@ std::string summariesToText(const ir::SummaryTable& table,
   }
   std::sort(entries.begin(), entries.end(),
             [](const auto* a, const auto* b) { return a->first < b->first; });
+  auto location = [&](const std::string& path, const ir::SourceRange& range) {
+    return ordered_json{{"path", relative(path)}, {"range", rangeToJson(range)}};
+  };
   ordered_json list = ordered_json::array();
   for (const auto* entry : entries) {
     const ir::FunctionSummary& summary = entry->second;
@@ -205,8 +208,7 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (!summary.evaluatesArgs.empty()) {
       item["evaluates"] = moduleArgumentsToJson(summary.evaluatesArgs);
       if (!summary.evalPath.empty()) {
-        item["evaluation"] = {{"path", relative(summary.evalPath)},
-                              {"range", rangeToJson(summary.evalRange)}};
+        item["evaluation"] = location(summary.evalPath, summary.evalRange);
       }
     }
     if (!summary.trainModeArgs.empty()) {
@@ -215,8 +217,7 @@ std::string summariesToText(const ir::SummaryTable& table,
     if (!summary.trainsArgs.empty()) {
       item["trains"] = moduleArgumentsToJson(summary.trainsArgs);
       if (!summary.trainPath.empty()) {
-        item["training"] = {{"path", relative(summary.trainPath)},
-                            {"range", rangeToJson(summary.trainRange)}};
+        item["training"] = location(summary.trainPath, summary.trainRange);
       }
     }
     if (!summary.togglePath.empty()) {
@@ -310,14 +311,14 @@ bool readSummaries(const nlohmann::ordered_json& file, ir::SummaryTable& into,
       summary.evaluatesArgs = moduleArgumentsFromJson(item, "evaluates");
       summary.trainModeArgs = moduleArgumentsFromJson(item, "sets_train_mode");
       summary.trainsArgs = moduleArgumentsFromJson(item, "trains");
-      if (const auto evaluation = item.find("evaluation"); evaluation != item.end()) {
-        summary.evalPath = evaluation->at("path").get<std::string>();
-        summary.evalRange = rangeFromJson(evaluation->at("range"));
-      }
-      if (const auto training = item.find("training"); training != item.end()) {
-        summary.trainPath = training->at("path").get<std::string>();
-        summary.trainRange = rangeFromJson(training->at("range"));
-      }
+      auto readLocation = [&](const char* key, std::string& path, ir::SourceRange& range) {
+        if (const auto found = item.find(key); found != item.end()) {
+          path = found->at("path").get<std::string>();
+          range = rangeFromJson(found->at("range"));
+        }
+      };
+      readLocation("evaluation", summary.evalPath, summary.evalRange);
+      readLocation("training", summary.trainPath, summary.trainRange);
       if (const auto toggle = item.find("toggle"); toggle != item.end()) {
         summary.togglePath = toggle->at("path").get<std::string>();
         summary.toggleRange = rangeFromJson(toggle->at("range"));

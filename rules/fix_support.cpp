@@ -133,6 +133,20 @@ TSNode FixSyntax::standaloneCallStatement(const ir::SourceRange& range) const {
   return isStandaloneCallStatement(statement) ? statement : TSNode{};
 }
 
+TSNode FixSyntax::statementStartingLine(const ir::SourceRange& range) const {
+  TSNode statement = nodeAt(range);
+  while (!ts_node_is_null(statement)) {
+    const TSNode parent = ts_node_parent(statement);
+    if (ts_node_is_null(parent)) return TSNode{};
+    if (kindOf(parent) == Kind::block || kindOf(parent) == Kind::module) break;
+    statement = parent;
+  }
+  if (ts_node_is_null(statement) || !onlyIndentationBefore(ts_node_start_byte(statement))) {
+    return TSNode{};
+  }
+  return statement;
+}
+
 std::vector<TSNode> FixSyntax::followingStatements(TSNode statement) const {
   std::vector<TSNode> following;
   for (TSNode next = ts_node_next_named_sibling(statement); !ts_node_is_null(next);

@@ -40,6 +40,11 @@ public:
   TSNode standaloneCallStatement(const ir::SourceRange& range) const;
   bool isStandaloneCallStatement(TSNode statement) const;
 
+  // The statement holding the node at `range`, when it sits directly in a block or at module
+  // level and starts its line: a new statement can go on the line before it, indented alike.
+  // Null otherwise.
+  TSNode statementStartingLine(const ir::SourceRange& range) const;
+
   // The statements that follow `statement` in its block, comments left out.
   std::vector<TSNode> followingStatements(TSNode statement) const;
 

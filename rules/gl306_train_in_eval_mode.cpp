@@ -1,7 +1,7 @@
-// GL306 train-in-eval-mode (preview): an evaluation pass puts a module in evaluation mode (`eval()`, then
-// calls with grad disabled), and the module is then trained (a backward through its outputs,
-// then an optimizer step) with no `train()` in between: dropout stays off and batch-norm stops
-// using batch statistics. Nothing raises; the model only trains worse.
+// GL306 train-in-eval-mode (preview): an evaluation pass puts a module in evaluation mode
+// (`eval()`, then calls with grad disabled), and the module is then trained (a backward through
+// its outputs, then an optimizer step) with no `train()` in between: dropout stays off and
+// batch-norm stops using batch statistics. Nothing raises; the model only trains worse.
 #include "checkers/ir/module_mode.h"
 #include "rules/fix_support.h"
 #include "rules/rule.h"
@@ -14,38 +14,14 @@
 namespace gradlint::rules {
 namespace {
 
-// The statement around the node at `range` when it starts its line directly in a block: a new
-// statement can go on the line before it, at the same indentation.
-TSNode statementStartingLine(const FixSyntax& syntax, const ir::SourceRange& range) {
-  TSNode node = syntax.nodeAt(range);
-  while (!ts_node_is_null(node)) {
-    const TSNode parent = ts_node_parent(node);
-    if (ts_node_is_null(parent)) return parent;
-    const std::string_view type = ts_node_type(parent);
-    if (type == "block" || type == "module") break;
-    node = parent;
-  }
-  if (ts_node_is_null(node)) return node;
-  const std::string_view text = std::string_view(syntax.source().bytes());
-  const uint32_t start = ts_node_start_byte(node);
-  uint32_t lineStart = start;
-  while (lineStart > 0 && text[lineStart - 1] != '\n') --lineStart;
-  for (uint32_t i = lineStart; i < start; ++i) {
-    if (text[i] != ' ' && text[i] != '\t') return TSNode{};
-  }
-  return node;
-}
-
 // `model.train()` on the line before the statement that trains it.
 std::optional<Fix> trainModeFix(const FixSyntax& syntax, const ir::SourceRange& training,
                                 const std::string& module) {
-  const TSNode statement = statementStartingLine(syntax, training);
+  const TSNode statement = syntax.statementStartingLine(training);
   if (ts_node_is_null(statement)) return std::nullopt;
-  const std::string_view text = std::string_view(syntax.source().bytes());
-  const uint32_t start = ts_node_start_byte(statement);
-  uint32_t lineStart = start;
-  while (lineStart > 0 && text[lineStart - 1] != '\n') --lineStart;
-  const std::string indentation(text.substr(lineStart, start - lineStart));
+  const uint32_t lineStart = syntax.source().lineStart(syntax.startLine(statement));
+  const std::string indentation =
+      syntax.source().bytes().substr(lineStart, ts_node_start_byte(statement) - lineStart);
   Fix fix;
   fix.message = fmt::format("Call `{}.train()` before training it", module);
   fix.edits.push_back(Edit{lineStart, lineStart, indentation + module + ".train()\n"});

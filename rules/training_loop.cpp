@@ -1,5 +1,7 @@
 #include "rules/training_loop.h"
 
+#include "checkers/ir/attribute_paths.h"
+
 #include <algorithm>
 #include <string_view>
 
@@ -9,11 +11,6 @@ namespace {
 using ir::EventKind;
 using ir::NodeId;
 using ir::ToggleSet;
-
-void insertSorted(ToggleSet& set, NodeId id) {
-  auto it = std::lower_bound(set.begin(), set.end(), id);
-  if (it == set.end() || *it != id) set.insert(it, id);
-}
 
 bool unionInto(ToggleSet& into, const ToggleSet& from) {
   bool changed = false;
@@ -168,7 +165,7 @@ public:
     if (reset) {
       out.dirty = false;
       out.pendingSteps.clear();
-      if (out.afterBackward && !step) insertSorted(out.zerosAfterBackward, id);
+      if (out.afterBackward && !step) ir::insertSorted(out.zerosAfterBackward, id);
     } else if (out.afterBackward && writesGradients(node.event)) {
       // Between a backward and its step: the step applies the written values, and the next
       // backward adds to values already applied and then written over again.

@@ -1,5 +1,7 @@
 #include "checkers/ir/grad_state.h"
 
+#include "checkers/ir/attribute_paths.h"
+
 #include <algorithm>
 #include <deque>
 #include <tuple>
@@ -69,8 +71,7 @@ bool intersectInto(Assumptions& into, const Assumptions& from) {
 
 // `var` is assigned: what was known of conditions on it (and its attributes) no longer holds.
 bool mentions(const Assumption& condition, const std::string& var) {
-  return condition.key.size() >= var.size() && condition.key.compare(0, var.size(), var) == 0 &&
-         (condition.key.size() == var.size() || condition.key[var.size()] == '.');
+  return isPathUnder(condition.key, var);
 }
 
 namespace {

@@ -12,7 +12,6 @@
 
 namespace gradlint::ir {
 
-// What a call to a function does to its caller's grad mode.
 // A module a function acts on, as its caller names it: argument `argument` (-1: the receiver of a
 // method call; `param`: the parameter's name, for keyword arguments) and an attribute path
 // below it (".model" for `self.model`, "" for the argument itself).
@@ -24,6 +23,7 @@ struct ModuleArgument {
   auto operator<=>(const ModuleArgument&) const = default;
 };
 
+// What a call to a function does to its caller's grad mode.
 struct FunctionSummary {
   bool mayLeaveDisabled = false; // some return leaves a toggle of its own in effect
   bool mayLeaveInherited = true; // some return leaves the caller's mode as it was

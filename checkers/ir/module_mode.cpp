@@ -1,5 +1,6 @@
 #include "checkers/ir/module_mode.h"
 
+#include "checkers/ir/attribute_paths.h"
 #include "checkers/ir/dataflow.h"
 
 #include <algorithm>
@@ -32,14 +33,17 @@ struct ModuleOutput {
   NodeId evaluation = kNoNode;
 };
 
+// Where `name` is, or would go, in modules sorted by name.
+template <typename Modules> auto lowerBoundByName(Modules& modules, std::string_view name) {
+  return std::lower_bound(
+      modules.begin(), modules.end(), name,
+      [](const TrackedModule& m, std::string_view n) { return std::string_view(m.name) < n; });
+}
+
 struct ModeFact {
   std::vector<TrackedModule> modules; // sorted by name
   std::vector<ModuleOutput> outputs;  // sorted by (name, module)
 };
-
-bool isAttributeOf(std::string_view path, std::string_view base) {
-  return path.size() > base.size() && path.starts_with(base) && path[base.size()] == '.';
-}
 
 // The module a call runs: `model(x)`, `model.forward(x)`, `model->forward(x)`.
 std::string_view calledModule(const Event& event) {
@@ -92,10 +96,7 @@ public:
   bool join(ModeFact& into, const ModeFact& from) const {
     bool changed = false;
     for (const TrackedModule& module : from.modules) {
-      auto it = std::lower_bound(into.modules.begin(), into.modules.end(), module.name,
-                                 [](const TrackedModule& m, const std::string& n) {
-                                   return m.name < n;
-                                 });
+      auto it = lowerBoundByName(into.modules, module.name);
       if (it == into.modules.end() || it->name != module.name) {
         // Absent on the other path: the default there (a parameter's caller mode).
         TrackedModule merged = module;
@@ -109,9 +110,8 @@ public:
       }
     }
     for (TrackedModule& module : into.modules) {
-      const bool inFrom = std::binary_search(
-          from.modules.begin(), from.modules.end(), module,
-          [](const TrackedModule& a, const TrackedModule& b) { return a.name < b.name; });
+      const auto found = lowerBoundByName(from.modules, module.name);
+      const bool inFrom = found != from.modules.end() && found->name == module.name;
       const uint8_t fallback = defaultModes(module.name);
       if (!inFrom && (module.modes | fallback) != module.modes) {
         module.modes |= fallback;
@@ -128,10 +128,10 @@ public:
     ModeFact out = in;
     switch (event.kind) {
     case EventKind::Eval:
-      if (event.moduleMode) setModes(out, event.var.str(), kEvalMode, id, /*withAttributes=*/true);
+      if (event.moduleMode) setModes(out, event.var.str(), kEvalMode, id);
       break;
     case EventKind::Train:
-      if (event.moduleMode) setModes(out, event.var.str(), kTrainMode, id, true);
+      if (event.moduleMode) setModes(out, event.var.str(), kTrainMode, id);
       break;
     case EventKind::Assign: assign(out, in, event, id); break;
     case EventKind::Call: call(out, in, event, id); break;
@@ -146,9 +146,7 @@ public:
     return module != nullptr ? module->modes : defaultModes(name);
   }
   const TrackedModule* find(const ModeFact& fact, std::string_view name) const {
-    auto it = std::lower_bound(
-        fact.modules.begin(), fact.modules.end(), name,
-        [](const TrackedModule& m, std::string_view n) { return std::string_view(m.name) < n; });
+    const auto it = lowerBoundByName(fact.modules, name);
     return it != fact.modules.end() && it->name == name ? &*it : nullptr;
   }
 
@@ -217,34 +215,33 @@ private:
     return true;
   }
 
-  void setModes(ModeFact& fact, const std::string& name, uint8_t modes, NodeId at,
-                bool withAttributes) const {
+  // `name` and every tracked submodule below it are in `modes` from `at` on: `model.eval()`
+  // switches every submodule too, `model.backbone.eval()` only that one.
+  void setModes(ModeFact& fact, const std::string& name, uint8_t modes, NodeId at) const {
     if (name.empty()) return;
+    const NodeId evaluation = modes & (kEvalMode | kEvaluated) ? at : kNoNode;
     bool found = false;
     for (TrackedModule& module : fact.modules) {
-      // `model.eval()` switches every submodule too; `model.backbone.eval()` only that one.
-      if (module.name == name || (withAttributes && isAttributeOf(module.name, name))) {
-        module.modes = modes;
-        module.evaluation = modes & (kEvalMode | kEvaluated) ? at : kNoNode;
-        found = found || module.name == name;
-      }
+      if (!isPathUnder(module.name, name)) continue;
+      module.modes = modes;
+      module.evaluation = evaluation;
+      found = found || module.name == name;
     }
-    if (found) return;
-    auto it = std::lower_bound(
-        fact.modules.begin(), fact.modules.end(), name,
-        [](const TrackedModule& m, const std::string& n) { return m.name < n; });
-    fact.modules.insert(it, {name, modes, modes & (kEvalMode | kEvaluated) ? at : kNoNode});
+    if (!found) {
+      fact.modules.insert(lowerBoundByName(fact.modules, name), {name, modes, evaluation});
+    }
   }
 
   // A rebinding makes a new object of the name and of every attribute path below it.
   void forget(ModeFact& fact, const std::string& name) const {
-    std::erase_if(fact.outputs, [&](const ModuleOutput& o) {
-      return o.name == name || isAttributeOf(o.name, name);
-    });
-    for (TrackedModule& module : fact.modules) {
-      if (module.name == name || isAttributeOf(module.name, name)) module.modes = 0;
+    std::erase_if(fact.outputs, [&](const ModuleOutput& o) { return isPathUnder(o.name, name); });
+    if (defaultModes(name) != 0) {
+      setModes(fact, name, 0, kNoNode); // an entry of zero shadows the caller's mode
+      return;
     }
-    if (defaultModes(name) != 0 && find(fact, name) == nullptr) setModes(fact, name, 0, kNoNode, false);
+    for (TrackedModule& module : fact.modules) {
+      if (isPathUnder(module.name, name)) module.modes = 0;
+    }
   }
 
   void assign(ModeFact& out, const ModeFact& in, const Event& event, NodeId id) const {
@@ -293,21 +290,20 @@ private:
   void call(ModeFact& out, const ModeFact& in, const Event& event, NodeId id) const {
     if (const FunctionSummary* summary = table_.findFor(event)) {
       for (const ModuleArgument& target : summary->evaluatesArgs) {
-        setModes(out, argumentName(event, target), kEvaluated, id, true);
+        setModes(out, argumentName(event, target), kEvaluated, id);
       }
       for (const ModuleArgument& target : summary->trainModeArgs) {
-        setModes(out, argumentName(event, target), kTrainMode, id, true);
+        setModes(out, argumentName(event, target), kTrainMode, id);
       }
     }
     const std::string module(calledModule(event));
     const uint8_t modes = module.empty() ? 0 : modesOf(in, module);
     if (event.regionDisablesGrad) {
       // An evaluation pass: the module, or a helper given it, run with grad disabled.
-      auto evaluated = [&](const std::string& name) {
-        for (TrackedModule& tracked : out.modules) {
-          if (tracked.name == name && (tracked.modes & kEvalMode) != 0) {
-            tracked.modes = static_cast<uint8_t>((tracked.modes & ~kEvalMode) | kEvaluated);
-          }
+      auto evaluated = [&](std::string_view name) {
+        const auto it = lowerBoundByName(out.modules, name);
+        if (it != out.modules.end() && it->name == name && (it->modes & kEvalMode) != 0) {
+          it->modes = static_cast<uint8_t>((it->modes & ~kEvalMode) | kEvaluated);
         }
       };
       if (modes != 0) evaluated(module);
@@ -357,11 +353,6 @@ std::vector<bool> reachesStep(const FunctionIR& fn) {
     }
   }
   return reaches;
-}
-
-void addSorted(std::vector<ModuleArgument>& into, const ModuleArgument& argument) {
-  auto it = std::lower_bound(into.begin(), into.end(), argument);
-  if (it == into.end() || *it != argument) into.insert(it, argument);
 }
 
 bool hasModuleModeEffects(const FunctionSummary& summary) {
@@ -414,7 +405,7 @@ ModuleModeReport analyzeModuleMode(const FunctionIR& fn, const SummaryTable& tab
         ModuleArgument argument;
         if ((output->modes & kCallerMode) != 0 &&
             analysis.callerArgument(output->module, argument)) {
-          addSorted(report.trainsArgs, argument);
+          insertSorted(report.trainsArgs, argument);
           // The earliest forward: the module's own call, before the loss function's.
           report.trainsAt = std::min(report.trainsAt, output->forward);
         }
@@ -432,7 +423,7 @@ ModuleModeReport analyzeModuleMode(const FunctionIR& fn, const SummaryTable& tab
         }
         ModuleArgument argument;
         if ((modes & kCallerMode) != 0 && analysis.callerArgument(name, argument)) {
-          addSorted(report.trainsArgs, argument);
+          insertSorted(report.trainsArgs, argument);
           if (report.trainsAt == kNoNode) report.trainsAt = id;
         }
       }
@@ -443,10 +434,10 @@ ModuleModeReport analyzeModuleMode(const FunctionIR& fn, const SummaryTable& tab
       ModuleArgument argument;
       if (!analysis.callerArgument(module.name, argument)) continue;
       if ((module.modes & kEvaluated) != 0) {
-        addSorted(report.evaluatesArgs, argument);
+        insertSorted(report.evaluatesArgs, argument);
         if (report.evaluatesAt == kNoNode) report.evaluatesAt = module.evaluation;
       } else if (module.modes == kTrainMode) {
-        addSorted(report.trainModeArgs, argument);
+        insertSorted(report.trainModeArgs, argument);
       }
     }
   }
@@ -480,8 +471,12 @@ void summarizeModuleMode(const FunctionIR& fn, const SummaryTable& table, const 
       range = event.range;
     }
   };
-  if (!summary.evaluatesArgs.empty()) locate(report.evaluatesAt, summary.evalPath, summary.evalRange, true);
-  if (!summary.trainsArgs.empty()) locate(report.trainsAt, summary.trainPath, summary.trainRange, false);
+  if (!summary.evaluatesArgs.empty()) {
+    locate(report.evaluatesAt, summary.evalPath, summary.evalRange, /*evaluation=*/true);
+  }
+  if (!summary.trainsArgs.empty()) {
+    locate(report.trainsAt, summary.trainPath, summary.trainRange, /*evaluation=*/false);
+  }
 }
 
 } // namespace gradlint::ir

@@ -1,27 +1,13 @@
 #include "checkers/ir/placement.h"
 
+#include "checkers/ir/attribute_paths.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 namespace gradlint::ir {
 namespace {
-
-bool within(const std::string& inner, const std::string& outer) {
-  return inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '.';
-}
-
-// `var` or a path under it: what rebinding `var` makes stale.
-bool under(const std::string& path, const std::string& var) {
-  return path == var || within(path, var);
-}
-
-template <typename T> bool insertSorted(std::vector<T>& set, T value) {
-  auto it = std::lower_bound(set.begin(), set.end(), value);
-  if (it != set.end() && *it == value) return false;
-  set.insert(it, std::move(value));
-  return true;
-}
 
 std::vector<OffloadedObject>::iterator find(std::vector<OffloadedObject>& objects,
                                             const std::string& path) {
@@ -143,7 +129,7 @@ public:
       const std::string container = aliases_.resolve(event.var);
       for (const std::string& component : event.sources().components) {
         const std::string path = aliases_.resolve(component);
-        if (path != container && !within(path, container)) {
+        if (path != container && !isAttributeOf(path, container)) {
           insertSorted(out.components, ComponentLink{container, path});
         }
       }
@@ -188,12 +174,14 @@ private:
       return in;
     }
     PlacementFact out = in;
-    std::erase_if(out.offloaded, [&](const OffloadedObject& o) { return under(o.path, event.var); });
+    std::erase_if(out.offloaded,
+                  [&](const OffloadedObject& o) { return isPathUnder(o.path, event.var); });
     std::erase_if(out.components, [&](const ComponentLink& link) {
-      return under(link.container, event.var) || under(link.component, event.var);
+      return isPathUnder(link.container, event.var) || isPathUnder(link.component, event.var);
     });
     std::erase(out.arguments, event.var);
-    std::erase_if(out.checked, [&](const std::string& path) { return under(path, event.var); });
+    std::erase_if(out.checked,
+                  [&](const std::string& path) { return isPathUnder(path, event.var); });
     if (!event.sources().aliasOf.empty()) {
       // `unet = pipe.unet` makes an alias of the offloaded object.
       const std::string target = aliases_.resolve(event.sources().aliasOf);
@@ -281,7 +269,7 @@ std::string StableAliases::resolve(std::string path) const {
 }
 
 bool relatedPaths(const std::string& a, const std::string& b) {
-  return a == b || within(a, b) || within(b, a);
+  return a == b || isAttributeOf(a, b) || isAttributeOf(b, a);
 }
 
 std::vector<std::string> withComponents(const PlacementFact& fact, const std::string& path) {

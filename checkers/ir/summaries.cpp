@@ -1,7 +1,6 @@
 #include "checkers/ir/summaries.h"
 
 #include "checkers/ir/module_mode.h"
-
 #include "checkers/ir/placement.h"
 
 #include <algorithm>
